@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kvmchurn: the module (kvmchurn.ko) and its client (userspace/kvmchurn).
+#
+#   make                 both, against the running kernel
+#   make module          kvmchurn.ko; KDIR=, ARCH=, CROSS_COMPILE=, CC=, W=1, C=1
+#   make client          userspace/kvmchurn; STATIC=1, CROSS_COMPILE=aarch64-linux-gnu-
+#   make install         module (then depmod) and client; DESTDIR=, PREFIX=
+#   make check           every test tier (README.md); check-quick: no VM
+
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+DEPMOD ?= depmod
+
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+
+# The client follows CROSS_COMPILE unless CC is given. Setting CC here does
+# not reach the kernel's make, which picks its own compiler.
+ifeq ($(origin CC),default)
+CC := $(CROSS_COMPILE)gcc
+endif
+CFLAGS ?= -O2 -g
+CLIENT_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
+	-Wstrict-prototypes -Wmissing-prototypes -Imodule \
+	-DKVMCHURN_VERSION='"$(VERSION)"' -pthread $(CFLAGS)
+CLIENT_LDFLAGS := -pthread $(if $(STATIC),-static) $(LDFLAGS)
+CLIENT_SRCS := $(sort $(wildcard userspace/*.c))
+CLIENT_HDRS := $(wildcard userspace/*.h) module/kvmchurn_abi.h
+
+all: module client
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+client: userspace/kvmchurn
+
+userspace/kvmchurn: $(CLIENT_SRCS) $(CLIENT_HDRS) dkms.conf
+	$(CC) $(CLIENT_CFLAGS) -o $@ $(CLIENT_SRCS) $(CLIENT_LDFLAGS)
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	$(DEPMOD) -a $(KVER)
+	install -D -m 0755 userspace/kvmchurn $(DESTDIR)$(SBINDIR)/kvmchurn
+
+uninstall:
+	rm -f $(wildcard $(DESTDIR)/lib/modules/$(KVER)/extra/kvmchurn.ko*)
+	$(DEPMOD) -a $(KVER)
+	rm -f $(DESTDIR)$(SBINDIR)/kvmchurn
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -f userspace/kvmchurn tests/unit/abi_test
+
+# Test tiers (README.md). Downloads and builds go to $(KVMCHURN_CACHE).
+check: check-unit check-build check-vm
+
+check-quick: check-unit check-build
+
+check-unit:
+	$(MAKE) client
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -Imodule -o tests/unit/abi_test tests/unit/abi_test.c
+	tests/unit/abi_test
+	KVMCHURN_CLIENT=$(CURDIR)/userspace/kvmchurn tests/unit/run.sh
+
+check-build:
+	tests/build/run.sh $(KERNELS)
+
+check-vm:
+	tests/vm/run.sh $(KERNELS)
+
+.PHONY: all module client install uninstall clean check check-quick \
+	check-unit check-build check-vm

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hist.c - per-CPU histograms and event counters.
+ *
+ * Probes only ever add to their own CPU's counters with this_cpu_*()
+ * operations: no lock and no shared cache line in probe context. Readers sum
+ * the CPUs. The slot layout is kvmchurn_abi.h's.
+ *
+ * The per-CPU maximum carries the reset generation in its top bits, so a
+ * reset never writes another CPU's memory: a maximum from an older
+ * generation is simply not counted.
+ */
+#include <linux/atomic.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+
+#include "kvmchurn.h"
+
+#define KC_MAX_VALUE_BITS	48
+#define KC_MAX_VALUE_MASK	((1ULL << KC_MAX_VALUE_BITS) - 1)
+
+struct kc_hist_cpu {
+	u64 slots[KC_NR_SLOTS];
+	u64 count;
+	u64 sum;
+	u64 max;		/* generation << 48 | value */
+};
+
+static struct kc_hist_cpu __percpu *kc_hists;	/* [KC_NR_METRICS] */
+static u64 __percpu *kc_counters;		/* [KC_NR_COUNTERS] */
+static atomic_t kc_max_gen = ATOMIC_INIT(0);
+
+static inline u64 kc_max_pack(u64 value)
+{
+	u64 gen = (u16)atomic_read(&kc_max_gen);
+
+	return gen << KC_MAX_VALUE_BITS | min(value, KC_MAX_VALUE_MASK);
+}
+
+void kc_hist_record(enum kc_metric m, u64 value)
+{
+	struct kc_hist_cpu __percpu *h = kc_hists + m;
+	u64 new = kc_max_pack(value);
+	u64 old;
+
+	this_cpu_inc(h->slots[kc_slot(value)]);
+	this_cpu_inc(h->count);
+	this_cpu_add(h->sum, value);
+
+	/* Bounded: only a nested record on this CPU can make this retry. */
+	old = this_cpu_read(h->max);
+	while ((old >> KC_MAX_VALUE_BITS) != (new >> KC_MAX_VALUE_BITS) ||
+	       (old & KC_MAX_VALUE_MASK) < value) {
+		u64 seen = this_cpu_cmpxchg(h->max, old, new);
+
+		if (seen == old)
+			break;
+		old = seen;
+	}
+}
+
+void kc_count(enum kc_counter c)
+{
+	this_cpu_inc(kc_counters[c]);
+}
+
+void kc_hist_snapshot(enum kc_metric m, struct kc_hist_snap *snap)
+{
+	u64 gen = (u16)atomic_read(&kc_max_gen);
+	unsigned int i;
+	int cpu;
+
+	memset(snap, 0, sizeof(*snap));
+	for_each_possible_cpu(cpu) {
+		const struct kc_hist_cpu *h = per_cpu_ptr(kc_hists + m, cpu);
+		u64 max = READ_ONCE(h->max);
+
+		for (i = 0; i < KC_NR_SLOTS; i++)
+			snap->slots[i] += READ_ONCE(h->slots[i]);
+		snap->count += READ_ONCE(h->count);
+		snap->sum += READ_ONCE(h->sum);
+		if ((max >> KC_MAX_VALUE_BITS) == gen)
+			snap->max = max(snap->max, max & KC_MAX_VALUE_MASK);
+	}
+}
+
+u64 kc_counter_read(enum kc_counter c)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(kc_counters, cpu)[c]);
+	return sum;
+}
+
+int kc_hist_init(void)
+{
+	kc_hists = __alloc_percpu(sizeof(struct kc_hist_cpu) * KC_NR_METRICS,
+				  __alignof__(struct kc_hist_cpu));
+	if (!kc_hists)
+		return -ENOMEM;
+	kc_counters = __alloc_percpu(sizeof(u64) * KC_NR_COUNTERS,
+				     __alignof__(u64));
+	if (!kc_counters) {
+		free_percpu(kc_hists);
+		kc_hists = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void kc_hist_exit(void)
+{
+	free_percpu(kc_counters);
+	free_percpu(kc_hists);
+	kc_counters = NULL;
+	kc_hists = NULL;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kvmchurn.h - the interfaces between the module's files. Each file owns one
+ * concern and says so in its first lines.
+ */
+#ifndef KVMCHURN_H
+#define KVMCHURN_H
+
+#include <linux/sched.h>
+#include <linux/types.h>
+
+#include "kvmchurn_abi.h"
+
+/* main.c: module parameters, read in probe context. */
+extern bool kc_enabled;
+extern bool kc_unit_ns;
+
+/* Converts a ktime_get_ns() interval to the unit chosen at load time. */
+u64 kc_to_unit(u64 ns);
+const char *kc_unit_name(void);
+
+/* hist.c: per-CPU histograms and counters. */
+struct kc_hist_snap {
+	u64 count;
+	u64 sum;
+	u64 max;
+	u64 slots[KC_NR_SLOTS];
+};
+
+int kc_hist_init(void);
+void kc_hist_exit(void);
+void kc_hist_record(enum kc_metric m, u64 value);
+void kc_count(enum kc_counter c);
+void kc_hist_snapshot(enum kc_metric m, struct kc_hist_snap *snap);
+u64 kc_counter_read(enum kc_counter c);
+
+/* filter.c: which processes are traced, by thread-group leader comm. */
+int kc_filter_init(const char *spec);
+void kc_filter_exit(void);
+bool kc_filter_match(struct task_struct *t);
+int kc_filter_format(char *buf, size_t len);
+
+/* pairs.c: the preallocated table that pairs a start event with its end. */
+enum kc_pair_kind {
+	KC_PAIR_EXIT,		/* leader pid at sched_process_exit */
+};
+
+struct kc_pair_stats {
+	unsigned int capacity;
+	unsigned int used;
+	u64 dropped;		/* inserts that found no room */
+	u64 aged;		/* entries taken over after KC_PAIR_MAX_AGE */
+};
+
+int kc_pairs_init(unsigned int capacity);
+void kc_pairs_exit(void);
+void kc_pair_insert(enum kc_pair_kind kind, u32 key, u64 ts);
+bool kc_pair_take(enum kc_pair_kind kind, u32 key, u64 *ts);
+void kc_pairs_stats(struct kc_pair_stats *st);
+
+/* probes.c and tracepoints.c: what the `probes` file lists. */
+enum kc_probe_state {
+	KC_PROBE_OFF,
+	KC_PROBE_ATTACHED,
+	KC_PROBE_ABSENT,
+	KC_PROBE_ERROR,
+};
+
+struct kc_probe_info {
+	enum kc_metric metric;
+	const char *kind;
+	const char *symbol;
+	enum kc_probe_state state;
+	int err;
+	u64 hits;
+	u64 missed;
+};
+
+int kc_kretprobes_init(unsigned int maxactive);
+void kc_kretprobes_exit(void);
+unsigned int kc_kretprobes_count(void);
+void kc_kretprobe_info(unsigned int i, struct kc_probe_info *info);
+
+int kc_tracepoints_init(void);
+void kc_tracepoints_exit(void);
+unsigned int kc_tracepoints_count(void);
+void kc_tracepoint_info(unsigned int i, struct kc_probe_info *info);
+
+const char *kc_probe_state_name(enum kc_probe_state state);
+
+/* debugfs.c: the files under /sys/kernel/debug/kvmchurn. */
+int kc_debugfs_init(void);
+void kc_debugfs_exit(void);
+
+#endif /* KVMCHURN_H */

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * abi_test.c - host tests of kvmchurn_abi.h, the code the module and the
+ * client share: the slot layout, and bpftrace's histogram text rendered
+ * without floating point. The oracle for the text is bpftrace's own
+ * algorithm (output.cpp, hist_to_str) written here with floats.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvmchurn_abi.h"
+
+static int passed, failed;
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		passed++;
+		return;
+	}
+	failed++;
+	printf("not ok - ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+/* bpftrace: int bar_width = values.at(i)/(float)max_value*max_width; */
+static unsigned int float_bar(uint64_t v, uint64_t max)
+{
+	volatile float q = (float)v / (float)(int)max;
+	volatile float r = q * 52;
+
+	return (unsigned int)(int)r;
+}
+
+static void test_slots(void)
+{
+	uint64_t v;
+	int p, bad = 0;
+
+	for (v = 0; v < 4; v++)
+		check(kc_slot(v) == v, "slot(%" PRIu64 ") = %u", v, kc_slot(v));
+	check(kc_slot(4) == 4 && kc_slot(5) == 5 && kc_slot(7) == 7 &&
+	      kc_slot(8) == 8 && kc_slot(9) == 8 && kc_slot(10) == 9 &&
+	      kc_slot(15) == 11 && kc_slot(16) == 12,
+	      "slots of 4..16");
+	check(kc_slot(UINT64_MAX) == KC_NR_SLOTS - 1, "slot(U64_MAX) = %u",
+	      kc_slot(UINT64_MAX));
+	/* Every power of two and its neighbours land in the slot whose range holds them. */
+	for (p = 1; p < 64; p++) {
+		uint64_t x = 1ULL << p;
+		uint64_t probes[3] = { x - 1, x, x + 1 };
+		int i;
+
+		for (i = 0; i < 3; i++) {
+			unsigned int s = kc_slot(probes[i]);
+			uint64_t lo = kc_slot_lo(s);
+			uint64_t hi = s + 1 < KC_NR_SLOTS ? kc_slot_lo(s + 1) : 0;
+
+			if (probes[i] < lo || (hi && probes[i] >= hi))
+				bad++;
+			/* The sub-buckets of a power make up bpftrace's bucket. */
+			if (kc_plain_of_slot(s) != (probes[i] < 2 ? probes[i] :
+			    (unsigned int)(64 - __builtin_clzll(probes[i]))))
+				bad++;
+		}
+	}
+	check(!bad, "powers of two and neighbours: %d misplaced", bad);
+	check(kc_slot_lo(KC_NR_SLOTS - 1) == 7ULL << 61, "last slot starts at 7<<61");
+}
+
+static void test_bar_width(void)
+{
+	uint64_t v, max;
+	int bad = 0;
+
+	for (max = 1; max <= 3000; max++)
+		for (v = 1; v <= max; v++)
+			if (kc_bar_width(v, max) != float_bar(v, max)) {
+				if (bad++ < 5)
+					printf("# bar(%" PRIu64 ", %" PRIu64 ") = %u, float %u\n",
+					       v, max, kc_bar_width(v, max),
+					       float_bar(v, max));
+			}
+	/* Large counts, where the conversion to float rounds too. */
+	srand(1);
+	for (int i = 0; i < 2000000; i++) {
+		max = ((uint64_t)rand() << 16 ^ (uint64_t)rand()) % 2000000000 + 1;
+		v = ((uint64_t)rand() << 16 ^ (uint64_t)rand()) % max + 1;
+		if (kc_bar_width(v, max) != float_bar(v, max)) {
+			if (bad++ < 10)
+				printf("# bar(%" PRIu64 ", %" PRIu64 ") = %u, float %u\n",
+				       v, max, kc_bar_width(v, max),
+				       float_bar(v, max));
+		}
+	}
+	check(!bad, "bar widths equal bpftrace's float arithmetic: %d differ", bad);
+}
+
+/* bpftrace's hist_index_label(). */
+static void oracle_label(char *buf, int power)
+{
+	char suffix = 0;
+
+	if (power >= 40) {
+		suffix = 'T';
+		power -= 40;
+	} else if (power >= 30) {
+		suffix = 'G';
+		power -= 30;
+	} else if (power >= 20) {
+		suffix = 'M';
+		power -= 20;
+	} else if (power >= 10) {
+		suffix = 'K';
+		power -= 10;
+	}
+	if (suffix)
+		sprintf(buf, "%d%c", 1 << power, suffix);
+	else
+		sprintf(buf, "%d", 1 << power);
+}
+
+/* bpftrace's hist_to_str() over its 65 buckets (index 0 is negatives). */
+static void oracle_hist(const uint64_t *values, char *out)
+{
+	int min_index = -1, max_index = -1, max_value = 0, i;
+
+	for (i = 0; i < 66; i++) {
+		int v = (int)values[i];
+
+		if (v > 0) {
+			if (min_index == -1)
+				min_index = i;
+			max_index = i;
+		}
+		if (v > max_value)
+			max_value = v;
+	}
+	*out = 0;
+	for (i = min_index; max_index != -1 && i <= max_index; i++) {
+		char header[64], a[16], b[16], bar[64];
+		int w;
+
+		if (i == 1) {
+			strcpy(header, "[0]");
+		} else if (i == 2) {
+			strcpy(header, "[1]");
+		} else {
+			oracle_label(a, i - 2);
+			oracle_label(b, i - 1);
+			sprintf(header, "[%s, %s)", a, b);
+		}
+		w = (int)float_bar(values[i], (uint64_t)max_value);
+		memset(bar, '@', w);
+		bar[w] = 0;
+		out += sprintf(out, "%-16s%8" PRIu64 " |%-52s|\n", header,
+			       values[i], bar);
+	}
+}
+
+static void emit(void *ctx, const char *line)
+{
+	strcat(ctx, line);
+}
+
+static void test_render(void)
+{
+	static char got[16384], want[16384];
+	__u64 slots[KC_NR_SLOTS];
+	uint64_t values[66];
+	int round, bad = 0;
+
+	srand(2);
+	for (round = 0; round < 20000; round++) {
+		int n = rand() % 200, k;
+
+		memset(slots, 0, sizeof(slots));
+		memset(values, 0, sizeof(values));
+		for (k = 0; k < n; k++) {
+			/* Values spread over every power, counts up to 1000. */
+			uint64_t v = ((uint64_t)rand() << 33 ^ (uint64_t)rand() << 2 ^
+				      (uint64_t)rand()) >> (rand() % 64);
+			uint64_t c = (uint64_t)(rand() % 1000) + 1;
+
+			slots[kc_slot(v)] += c;
+			values[v == 0 ? 1 : v == 1 ? 2 :
+			       1 + (64 - __builtin_clzll(v))] += c;
+		}
+		got[0] = 0;
+		kc_render_hist(slots, emit, got);
+		oracle_hist(values, want);
+		if (strcmp(got, want) && bad++ < 2)
+			printf("# got:\n%s# want:\n%s", got, want);
+	}
+	check(!bad, "rendered histograms equal bpftrace's: %d differ", bad);
+
+	/* One written out, as bpftrace 0.17 prints @us_exit_mmap. */
+	memset(slots, 0, sizeof(slots));
+	slots[kc_slot(0)] = 1;
+	slots[kc_slot(2)] = 2;
+	slots[kc_slot(3)] = 1;
+	slots[kc_slot(1500)] = 40;
+	slots[kc_slot(1100)] = 13;
+	got[0] = 0;
+	kc_render_hist(slots, emit, got);
+	check(!strcmp(got,
+		"[0]                    1 |                                                    |\n"
+		"[1]                    0 |                                                    |\n"
+		"[2, 4)                 3 |@@                                                  |\n"
+		"[4, 8)                 0 |                                                    |\n"
+		"[8, 16)                0 |                                                    |\n"
+		"[16, 32)               0 |                                                    |\n"
+		"[32, 64)               0 |                                                    |\n"
+		"[64, 128)              0 |                                                    |\n"
+		"[128, 256)             0 |                                                    |\n"
+		"[256, 512)             0 |                                                    |\n"
+		"[512, 1K)              0 |                                                    |\n"
+		"[1K, 2K)              53 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"),
+	      "written-out histogram:\n%s", got);
+	got[0] = 0;
+	memset(slots, 0, sizeof(slots));
+	kc_render_hist(slots, emit, got);
+	check(!got[0], "empty histogram renders nothing");
+}
+
+static void test_names(void)
+{
+	check(!strcmp(kc_metric_name(KC_M_EXIT_MMAP), "exit_mmap"), "metric name");
+	check(!strcmp(kc_metric_seed(KC_M_EXIT_TO_REAP), "exit_to_reap"), "seed name");
+	check(!strcmp(kc_metric_name(KC_NR_METRICS), "?"), "out of range name");
+	check(!strcmp(kc_counter_name(KC_C_REAP), "reap"), "counter name");
+}
+
+int main(void)
+{
+	test_slots();
+	test_bar_width();
+	test_render();
+	test_names();
+	printf("abi: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,235 @@
+# shellcheck shell=bash
+# Helpers sourced by tests/vm/*.sh and tests/build/run.sh: the kernel matrix, the cache
+# layout, logging, the private apt configuration, and building the module for one kernel.
+# Nothing here installs anything on the host: kernels are unpacked with dpkg -x.
+
+KC_VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+KC_TOP=$(cd "$KC_VM_DIR/../.." && pwd)
+# The tree whose module and client are built (a throwaway tree can be tested instead).
+KVMCHURN_SRC=${KVMCHURN_SRC:-$KC_TOP}
+KVMCHURN_CACHE=${KVMCHURN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kvmchurn}
+KC_ALL_IDS="x86_64-5.10 x86_64-6.1 x86_64-6.12 x86_64-7.x arm64-6.1 arm64-6.12"
+# What of the source tree a module or client build needs (copied, never built in place).
+KC_TREE_ITEMS="Kbuild Makefile dkms.conf module userspace include"
+KC_DEBIAN_SOURCES=/etc/apt/sources.list.d/debian.sources
+KC_APT=$KVMCHURN_CACHE/apt
+KC_CHROOT_DIR=$KVMCHURN_CACHE/chroot/trixie
+
+kc_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+kc_die() { kc_log "error: $*"; exit 1; }
+
+# kc_ids [ID...]: the ids asked for (arguments, else $KERNELS, else all), one a line.
+kc_ids() {
+	local ids=("$@") id
+	if ((${#ids[@]} == 0)); then
+		local k=${KERNELS:-}
+		read -r -a ids <<<"${k//,/ }" # space or comma separated
+		((${#ids[@]})) || read -r -a ids <<<"$KC_ALL_IDS"
+	fi
+	for id in "${ids[@]}"; do
+		case " $KC_ALL_IDS " in
+		*" $id "*) printf '%s\n' "$id" ;;
+		*) kc_die "unknown kernel id '$id' (known: $KC_ALL_IDS)" ;;
+		esac
+	done
+}
+
+# kc_spec ID: what the matrix says about one kernel. The ABI pattern matches the part of
+# the package names between "linux-headers-" and "-<flavour>"; the newest one wins.
+kc_spec() {
+	KC_ID=$1
+	KC_CC='' KC_USE_CHROOT=0
+	case $KC_ID in
+	x86_64-*) KC_ARCH=x86_64 KC_DEBARCH=amd64 ;;
+	arm64-*) KC_ARCH=arm64 KC_DEBARCH=arm64 ;;
+	esac
+	case $KC_ID in
+	x86_64-5.10) # the headers name gcc-10, which bookworm lacks
+		KC_SUITES="bullseye bullseye-security" KC_ABI_RE='5\.10\.0-[0-9]+' KC_CC=gcc ;;
+	*-6.1) KC_SUITES="bookworm bookworm-security" KC_ABI_RE='6\.1\.0-[0-9]+' ;;
+	x86_64-6.12) KC_SUITES="bookworm-backports" KC_ABI_RE='6\.12\.[0-9]+\+deb12(\.[0-9]+)?' ;;
+	arm64-6.12) KC_SUITES="bookworm-security" KC_ABI_RE='6\.12\.[0-9]+\+deb12(\.[0-9]+)?' ;;
+	x86_64-7.x) # gcc-14 and glibc 2.38+ tools: built inside a trixie chroot
+		KC_SUITES="trixie-backports" KC_ABI_RE='7\.[0-9]+\.[0-9]+\+deb13(\.[0-9]+)?' KC_USE_CHROOT=1 ;;
+	*) kc_die "no spec for '$KC_ID'" ;;
+	esac
+}
+
+# kc_read_sources: the archive and security URIs and the keyring, from the host's own
+# deb822 file, so that no mirror name is ever written into the project.
+kc_read_sources() {
+	[[ -r $KC_DEBIAN_SOURCES ]] || kc_die "$KC_DEBIAN_SOURCES not readable"
+	local kind uri key
+	KC_MIRROR='' KC_SECURITY='' KC_KEYRING=''
+	while read -r kind uri key; do
+		[[ $kind == security ]] && KC_SECURITY=$uri || KC_MIRROR=$uri
+		KC_KEYRING=${KC_KEYRING:-$key}
+	done < <(awk 'BEGIN { RS = ""; FS = "\n" }
+		{
+			uris = suites = key = types = ""; enabled = "yes"
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^#/ || $i !~ /:/) continue
+				k = tolower(substr($i, 1, index($i, ":") - 1))
+				v = substr($i, index($i, ":") + 1); gsub(/^[ \t]+|[ \t]+$/, "", v)
+				if (k == "uris") uris = v; else if (k == "suites") suites = v
+				else if (k == "signed-by") key = v; else if (k == "types") types = v
+				else if (k == "enabled") enabled = tolower(v)
+			}
+			if (types !~ /(^| )deb( |$)/ || enabled == "no" || uris == "") next
+			split(uris, u, /[ \t]+/)
+			print (suites ~ /-security/ ? "security" : "main"), u[1], key
+		}' "$KC_DEBIAN_SOURCES")
+	[[ -n $KC_MIRROR && -n $KC_SECURITY ]] ||
+		kc_die "$KC_DEBIAN_SOURCES lacks a debian or a debian-security stanza"
+	[[ -f $KC_KEYRING ]] || kc_die "Signed-By '$KC_KEYRING' is not a keyring file"
+}
+
+# kc_apt_setup: a private apt configuration under the cache (sources, lists, archives,
+# status): apt-get update/download never touch the host's apt state.
+kc_apt_setup() {
+	kc_read_sources
+	mkdir -p "$KC_APT/lists/partial" "$KC_APT/cache/archives/partial" "$KC_APT/preferences.d"
+	: >>"$KC_APT/status"
+	local s k=$KC_KEYRING
+	{
+		for s in bullseye bookworm bookworm-backports trixie-backports; do
+			# arm64 kernels and busybox-static:arm64 only come from bookworm(-security)
+			printf 'deb [arch=%s signed-by=%s] %s %s main\n' \
+				"$([[ $s == bookworm ]] && echo amd64,arm64 || echo amd64)" "$k" "$KC_MIRROR" "$s"
+		done
+		printf 'deb [arch=amd64 signed-by=%s] %s bullseye-security main\n' "$k" "$KC_SECURITY"
+		printf 'deb [arch=amd64,arm64 signed-by=%s] %s bookworm-security main\n' "$k" "$KC_SECURITY"
+	} >"$KC_APT/sources.list"
+	cat >"$KC_APT/apt.conf" <<EOF
+Dir::Etc::sourcelist "$KC_APT/sources.list";
+Dir::Etc::sourceparts "/dev/null";
+Dir::Etc::preferences "$KC_APT/preferences";
+Dir::Etc::preferencesparts "$KC_APT/preferences.d";
+Dir::State::Lists "$KC_APT/lists";
+Dir::Cache "$KC_APT/cache";
+Dir::State::status "$KC_APT/status";
+APT::Architectures { "amd64"; "arm64"; };
+Acquire::Languages "none";
+Acquire::IndexTargets::deb::DEP-11::DefaultEnabled "false";
+Acquire::IndexTargets::deb::DEP-11-icons::DefaultEnabled "false";
+Acquire::IndexTargets::deb::DEP-11-icons-small::DefaultEnabled "false";
+// the cache may sit under /root, which the _apt user cannot enter
+APT::Sandbox::User "root";
+EOF
+	export APT_CONFIG=$KC_APT/apt.conf
+}
+
+# kc_apt_update: refresh the indexes once per run. KC_ONLINE=1 after a clean update,
+# 0 when it failed (cached kernels are then used as they are).
+kc_apt_update() {
+	if [[ ${KVMCHURN_APT_UPDATED:-} == 1 ]]; then
+		KC_ONLINE=1
+		return
+	fi
+	local t=$SECONDS
+	if apt-get -q update >"$KC_APT/update.log" 2>&1 &&
+		! grep -qE '^(W|E): (Failed|Some index files failed)' "$KC_APT/update.log"; then
+		KC_ONLINE=1
+		export KVMCHURN_APT_UPDATED=1 # child scripts of this run skip it
+		kc_log "package indexes refreshed ($((SECONDS - t)) s)"
+	else
+		KC_ONLINE=0
+		kc_log "apt-get update failed (see $KC_APT/update.log): offline, only cached kernels are used"
+	fi
+}
+
+# kc_index SUITES ARCHS: "package<TAB>arch<TAB>version<TAB>depends" for the kernel
+# packages and busybox-static of those suites, read from the private lists.
+kc_index() {
+	local s a f files=()
+	for s in $1; do
+		for a in $2; do
+			while read -r f; do
+				[[ -e $f ]] && files+=("$f")
+			done < <(apt-get indextargets --format '$(FILENAME)' \
+				"Created-By: Packages" "Codename: $s" "Architecture: $a")
+		done
+	done
+	((${#files[@]})) || return 0
+	/usr/lib/apt/apt-helper cat-file "${files[@]}" | awk '
+		function out() { if (p ~ /^(linux-(headers|image|binary-unsigned|modules|kbuild)-|busybox-static$)/) print p "\t" a "\t" v "\t" d; p = "" }
+		/^Package: / { out(); p = $2; a = v = d = "" }
+		/^Architecture: / { a = $2 }
+		/^Version: / { v = $2 }
+		/^Depends: / { d = substr($0, 10) }
+		END { out() }'
+}
+
+# kc_deb_file PKG ARCH VERSION: the name apt-get download gives the file.
+kc_deb_file() { printf '%s_%s_%s.deb' "$1" "${3//:/%3a}" "$2"; }
+
+# kc_download DIR PKG:ARCH=VERSION...: download what is not there yet.
+kc_download() {
+	local dir=$1 spec pkg arch ver want=()
+	shift
+	mkdir -p "$dir"
+	for spec in "$@"; do
+		pkg=${spec%%:*} arch=${spec#*:} arch=${arch%%=*} ver=${spec#*=}
+		[[ -s $dir/$(kc_deb_file "$pkg" "$arch" "$ver") ]] ||
+			want+=("$([[ $arch == all ]] && echo "$pkg=$ver" || echo "$spec")")
+	done
+	((${#want[@]})) || return 0
+	kc_log "downloading ${want[*]}"
+	(cd "$dir" && apt-get -q download "${want[@]}" >/dev/null)
+}
+
+# kc_load_env ID: source the env file that fetch.sh left (0 if there is none).
+kc_load_env() {
+	local f=$KVMCHURN_CACHE/kernels/$1/env
+	[[ -f $f ]] || return 1
+	# shellcheck source=/dev/null
+	. "$f"
+}
+
+# kc_build ID TIER LOG TARGET [MAKE-ARGS...]: copy the source tree into the per-kernel
+# build folder of TIER (the first target of a tier starts it afresh) and run make TARGET
+# there with the kernel's ARCH/CROSS_COMPILE/CC; output goes to LOG. Sets KC_BUILD_DIR.
+# The module of a chroot kernel is built inside the chroot (its gcc and headers paths).
+kc_build() {
+	local id=$1 tier=$2 log=$3 target=$4 inner item
+	shift 4
+	kc_load_env "$id" || return 1
+	if [[ -n $KC_CHROOT ]]; then
+		inner=/build/$tier/$id
+		KC_BUILD_DIR=$KC_CHROOT$inner
+	else
+		KC_BUILD_DIR=$KVMCHURN_CACHE/build/$tier/$id
+	fi
+	if [[ $target == module ]]; then
+		rm -rf "$KC_BUILD_DIR"
+		mkdir -p "$KC_BUILD_DIR"
+		for item in $KC_TREE_ITEMS; do
+			if [[ -e $KVMCHURN_SRC/$item ]]; then cp -a "$KVMCHURN_SRC/$item" "$KC_BUILD_DIR/"; fi
+		done
+	fi
+	local args=(-j"$(nproc)" "$target")
+	if [[ $target == module ]]; then
+		args+=(KDIR="$KC_KDIR")
+		if [[ -n $KC_CC ]]; then args+=(CC="$KC_CC"); fi
+	fi
+	if [[ -n $KC_MAKE_ARCH ]]; then args+=(ARCH="$KC_MAKE_ARCH"); fi
+	if [[ -n $KC_CROSS_COMPILE ]]; then args+=(CROSS_COMPILE="$KC_CROSS_COMPILE"); fi
+	args+=("$@")
+	{
+		echo "# make ${args[*]}"
+		if [[ -n $KC_CHROOT && $target == module ]]; then
+			chroot "$KC_CHROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+				HOME=/root LC_ALL=C.UTF-8 make -C "$inner" "${args[@]}"
+		else
+			# a parent make (make check) must not leak its flags or variables into this one
+			env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u ARCH -u CROSS_COMPILE LC_ALL=C \
+				make -C "$KC_BUILD_DIR" "${args[@]}"
+		fi
+	} >"$log" 2>&1
+}
+
+# kc_summary PASSED FAILED: the closing line, and the exit status to use.
+kc_summary() {
+	echo "$1 passed, $2 failed"
+	(($2 == 0))
+}
