@@ -79,7 +79,9 @@ static int kc_all_show(struct seq_file *m, void *unused)
 		kc_hist_snapshot(map->index, snap);
 		if (!snap->count)
 			continue;
-		seq_printf(m, "%s: \n", map->name);
+		/* bpftrace's header line ends in ": " before the newline. */
+		seq_printf(m, "%s: ", map->name);
+		seq_putc(m, '\n');
 		kc_render_hist(snap->slots, kc_seq_emit, m);
 		seq_putc(m, '\n');
 	}

@@ -22,68 +22,55 @@
 #include <stdio.h>
 #endif
 
-/*
- * The metrics, in the seed script's reading order. X(id, name, seed map name
- * without its unit prefix, what starts and ends the interval).
- */
-#define KC_METRICS(X)							\
-	X(EXIT_TO_REAP, "exit_to_reap", "exit_to_reap",			\
-	  "leader sched_process_exit -> sched_process_free")		\
-	X(EXIT_MMAP, "exit_mmap", "exit_mmap",				\
-	  "exit_mmap() entry -> return")
-
-#define KC_METRIC_ENUM(id, name, seed, span) KC_M_##id,
+/* The metrics, in the seed script's reading order. */
 enum kc_metric {
-	KC_METRICS(KC_METRIC_ENUM)
+	KC_M_EXIT_TO_REAP,
+	KC_M_EXIT_MMAP,
 	KC_NR_METRICS
 };
 
-#undef KC_METRIC_ENUM
+struct kc_metric_desc {
+	const char *name;
+	const char *seed;	/* the seed's map name after "@us_" */
+	const char *span;	/* what starts and ends the interval */
+};
 
-#define KC_METRIC_FIELD_NAME(id, name, seed, span) name,
-#define KC_METRIC_FIELD_SEED(id, name, seed, span) seed,
-#define KC_METRIC_FIELD_SPAN(id, name, seed, span) span,
+static inline const struct kc_metric_desc *kc_metric_desc(unsigned int m)
+{
+	static const struct kc_metric_desc descs[KC_NR_METRICS] = {
+		[KC_M_EXIT_TO_REAP] = { "exit_to_reap", "exit_to_reap",
+			"leader sched_process_exit -> sched_process_free" },
+		[KC_M_EXIT_MMAP] = { "exit_mmap", "exit_mmap",
+			"exit_mmap() entry -> return" },
+	};
+	static const struct kc_metric_desc unknown = { "?", "?", "?" };
+
+	return m < KC_NR_METRICS ? &descs[m] : &unknown;
+}
 
 static inline const char *kc_metric_name(unsigned int m)
 {
-	static const char *const names[] = { KC_METRICS(KC_METRIC_FIELD_NAME) };
-
-	return m < KC_NR_METRICS ? names[m] : "?";
+	return kc_metric_desc(m)->name;
 }
 
-/* The seed's map name without its unit prefix: "@us_" + this. */
 static inline const char *kc_metric_seed(unsigned int m)
 {
-	static const char *const seeds[] = { KC_METRICS(KC_METRIC_FIELD_SEED) };
-
-	return m < KC_NR_METRICS ? seeds[m] : "?";
+	return kc_metric_desc(m)->seed;
 }
 
-static inline const char *kc_metric_span(unsigned int m)
-{
-	static const char *const spans[] = { KC_METRICS(KC_METRIC_FIELD_SPAN) };
-
-	return m < KC_NR_METRICS ? spans[m] : "?";
-}
-
-/* Event counters (seed: @n_<name>). */
-#define KC_COUNTERS(X)		\
-	X(EXIT, "exit")		\
-	X(REAP, "reap")
-
-#define KC_COUNTER_ENUM(id, name) KC_C_##id,
+/* Event counters, printed as the seed's @n_<name>. */
 enum kc_counter {
-	KC_COUNTERS(KC_COUNTER_ENUM)
+	KC_C_EXIT,
+	KC_C_REAP,
 	KC_NR_COUNTERS
 };
 
-#undef KC_COUNTER_ENUM
-
-#define KC_COUNTER_FIELD_NAME(id, name) name,
-
 static inline const char *kc_counter_name(unsigned int c)
 {
-	static const char *const names[] = { KC_COUNTERS(KC_COUNTER_FIELD_NAME) };
+	static const char *const names[KC_NR_COUNTERS] = {
+		[KC_C_EXIT] = "exit",
+		[KC_C_REAP] = "reap",
+	};
 
 	return c < KC_NR_COUNTERS ? names[c] : "?";
 }
@@ -94,7 +81,7 @@ static inline const char *kc_counter_name(unsigned int c)
  * leading one. Slot 251 holds [7 << 61, U64_MAX].
  */
 #define KC_SUB_BITS	2
-#define KC_SUBS		(1 << KC_SUB_BITS)
+#define KC_SUBS		4	/* 1 << KC_SUB_BITS */
 #define KC_NR_SLOTS	(KC_SUBS + KC_SUBS * (64 - KC_SUB_BITS))
 /* bpftrace's plain hist(): [0], [1], then [2^p, 2^(p+1)) for p = 1..63. */
 #define KC_NR_PLAIN	65

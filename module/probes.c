@@ -14,12 +14,10 @@
 #include "compat.h"
 #include "kvmchurn.h"
 
-#define KC_MAX_SYMBOLS	4
-
 struct kc_kret {
 	enum kc_metric metric;
-	const char *symbols[KC_MAX_SYMBOLS];	/* tried in order */
-	const char *symbol;			/* the one attached or last tried */
+	const char *function;
+	char symbol[64];		/* the one attached, or the last tried */
 	enum kc_probe_state state;
 	int err;
 	u64 __percpu *hits;
@@ -30,12 +28,13 @@ struct kc_kret_data {
 	u64 start;
 };
 
-/* GCC's clones of a function: the probe tries the plain name first. */
-#define KC_SYMBOLS(name) \
-	{ name, name ".isra.0", name ".constprop.0", name ".part.0" }
+/* Where GCC cloned a function, only the clone has a symbol. */
+static const char *const kc_clone_suffixes[] = {
+	"", ".isra.0", ".constprop.0", ".part.0",
+};
 
 static struct kc_kret kc_krets[] = {
-	{ .metric = KC_M_EXIT_MMAP, .symbols = KC_SYMBOLS("exit_mmap") },
+	{ .metric = KC_M_EXIT_MMAP, .function = "exit_mmap" },
 };
 
 static int kc_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -49,6 +48,7 @@ static int kc_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	d->start = ktime_get_ns();
 	return 0;
 }
+
 NOKPROBE_SYMBOL(kc_kret_entry);
 
 static int kc_kret_return(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -59,6 +59,7 @@ static int kc_kret_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	kc_hist_record(k->metric, kc_to_unit(ktime_get_ns() - d->start));
 	return 0;
 }
+
 NOKPROBE_SYMBOL(kc_kret_return);
 
 static void kc_kret_attach(struct kc_kret *k, unsigned int maxactive)
@@ -66,19 +67,23 @@ static void kc_kret_attach(struct kc_kret *k, unsigned int maxactive)
 	unsigned int i;
 	int err = -ENOENT;
 
-	for (i = 0; i < KC_MAX_SYMBOLS && k->symbols[i]; i++) {
+	for (i = 0; i < ARRAY_SIZE(kc_clone_suffixes); i++) {
+		snprintf(k->symbol, sizeof(k->symbol), "%s%s", k->function,
+			 kc_clone_suffixes[i]);
 		memset(&k->rp, 0, sizeof(k->rp));
-		k->rp.kp.symbol_name = k->symbols[i];
+		k->rp.kp.symbol_name = k->symbol;
 		k->rp.entry_handler = kc_kret_entry;
 		k->rp.handler = kc_kret_return;
 		k->rp.data_size = sizeof(struct kc_kret_data);
 		k->rp.maxactive = maxactive;
-		k->symbol = k->symbols[i];
 		err = register_kretprobe(&k->rp);
 		if (err != -ENOENT)
 			break;
 	}
 	k->err = err;
+	/* Absent under every name: show the function's own name. */
+	if (err == -ENOENT)
+		strscpy(k->symbol, k->function, sizeof(k->symbol));
 	if (!err)
 		k->state = KC_PROBE_ATTACHED;
 	else if (err == -ENOENT)
@@ -136,7 +141,7 @@ void kc_kretprobe_info(unsigned int i, struct kc_probe_info *info)
 
 	info->metric = k->metric;
 	info->kind = "kretprobe";
-	info->symbol = k->symbol ? k->symbol : k->symbols[0];
+	info->symbol = k->symbol[0] ? k->symbol : k->function;
 	info->state = k->state;
 	info->err = k->err;
 	info->hits = 0;

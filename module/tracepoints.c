@@ -21,8 +21,8 @@
 /* Fails the build if @probe does not have the type that @event expects. */
 #define KC_TP_TYPECHECK(event, probe)					\
 	static_assert(__builtin_types_compatible_p(			\
-		typeof(&register_trace_##event),			\
-		int (*)(typeof(&(probe)), void *)),			\
+		typeof(register_trace_##event) *,			\
+		int (*)(typeof(probe) *, void *)),			\
 		"prototype of " #probe " does not match " #event)
 
 struct kc_tp {

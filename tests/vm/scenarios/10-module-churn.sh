@@ -1,0 +1,86 @@
+#!/bin/sh
+# 10-module-churn: the module's exact counts under a real KVM churn load.
+# Runs inside the guest (busybox sh). Loads kvmchurn.ko, runs 40 VMs that are
+# SIGKILLed, checks that exit_mmap and exit_to_reap each saw exactly 40, that
+# another comm adds nothing, reads every debugfs file, and unloads.
+D=/sys/kernel/debug/kvmchurn
+VMS=40
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; }
+check() { # check DESCRIPTION COMMAND...
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+# raw_field TAG NAME COLUMN: one number from the raw file (columns from 1).
+raw_field() {
+	awk -F '\t' -v t="$1" -v n="$2" -v c="$3" \
+		'$1 == t && $2 == n { print $c; found = 1 } END { if (!found) print "missing" }' "$D/raw"
+}
+
+# wait_counter NAME VALUE: sched_process_free runs after an RCU grace period.
+wait_counter() {
+	i=0
+	while [ "$(raw_field counter "$1" 3)" != "$2" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ "$(raw_field counter "$1" 3)" = "$2" ]
+}
+
+dmesg -c >/dev/null
+if ! insmod "$KVMCHURN_KO"; then
+	not_ok "insmod kvmchurn.ko"
+	exit 0
+fi
+ok "insmod kvmchurn.ko"
+
+for f in all probes raw; do
+	check "debugfs $f is root-only (0400)" [ "$(stat -c %a "$D/$f")" = 400 ]
+done
+check "raw starts with its version" [ "$(head -n 1 "$D/raw")" = "kvmchurn-raw 1" ]
+for p in exit_mmap sched_process_exit sched_process_free; do
+	check "probe on $p attached" \
+		[ "$(awk -F '\t' -v p="$p" '$1 == "probe" && $4 == p { print $5 }' "$D/raw")" = attached ]
+done
+
+if kvmchurn load -n $VMS -j 2 --end kill >/tmp/load.out 2>&1; then
+	ok "kvmchurn load -n $VMS -j 2 --end kill"
+else
+	not_ok "kvmchurn load -n $VMS -j 2 --end kill: exit $?"
+fi
+sed 's/^/# /' /tmp/load.out
+
+check "reap counter reaches $VMS" wait_counter reap $VMS
+check "exit counter is $VMS" [ "$(raw_field counter exit 3)" = $VMS ]
+check "exit_mmap count is $VMS" [ "$(raw_field hist exit_mmap 3)" = $VMS ]
+check "exit_to_reap count is $VMS" [ "$(raw_field hist exit_to_reap 3)" = $VMS ]
+check "no kretprobe missed" [ -z "$(awk -F '\t' '$1 == "probe" && $7 != 0' "$D/raw")" ]
+check "no pairing drops" [ "$(awk -F '\t' '$1 == "pairs" { print $4 + $5 }' "$D/raw")" = 0 ]
+# The bpftrace text: its bucket counts add up to the same 40.
+check "all: @us_exit_mmap buckets sum to $VMS" [ "$(awk '
+	/^@/ { cur = $1 } /^\[/ && cur == "@us_exit_mmap:" { sum += $(NF - 1) }
+	END { print sum + 0 }' "$D/all" | tr -d '|')" = $VMS ]
+check "all: @n_exit: $VMS" grep -qx "@n_exit: $VMS" "$D/all"
+
+kvmchurn load -n 10 -j 2 --end kill --comm other >/tmp/load2.out 2>&1 ||
+	not_ok "kvmchurn load --comm other: exit $?"
+sleep 2
+check "--comm other adds nothing to exit_mmap" [ "$(raw_field hist exit_mmap 3)" = $VMS ]
+check "--comm other adds nothing to exit_to_reap" [ "$(raw_field hist exit_to_reap 3)" = $VMS ]
+check "--comm other adds nothing to the exit counter" [ "$(raw_field counter exit 3)" = $VMS ]
+
+for f in all probes raw; do
+	echo "# ---- $D/$f"
+	sed 's/^/# /' "$D/$f"
+done
+command -v kc_put >/dev/null 2>&1 && for f in all probes raw; do kc_put "module-churn/$f" "$D/$f"; done
+
+check "rmmod kvmchurn" rmmod kvmchurn
+check "debugfs folder removed" [ ! -e "$D" ]
+bad=$(dmesg | grep -E 'WARNING|BUG|Oops|lockdep|kretprobe|circular locking|KASAN|UBSAN')
+check "dmesg has no warning, oops, lockdep or kretprobe report" [ -z "$bad" ]
+[ -n "$bad" ] && echo "$bad" | sed 's/^/# /'
+exit 0
