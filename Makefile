@@ -51,7 +51,7 @@ uninstall:
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -f userspace/kvmchurn tests/unit/abi_test
+	rm -f userspace/kvmchurn tests/unit/abi_test tests/unit/fakekvm.so
 
 # Test tiers (README.md). Downloads and builds go to $(KVMCHURN_CACHE).
 check: check-unit check-build check-vm
@@ -61,8 +61,11 @@ check-quick: check-unit check-build
 check-unit:
 	$(MAKE) client
 	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -Imodule -o tests/unit/abi_test tests/unit/abi_test.c
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -shared -fPIC \
+		-o tests/unit/fakekvm.so tests/unit/fakekvm.c -ldl
 	tests/unit/abi_test
-	KVMCHURN_CLIENT=$(CURDIR)/userspace/kvmchurn tests/unit/run.sh
+	KVMCHURN_CLIENT=$(CURDIR)/userspace/kvmchurn KVMCHURN_VERSION=$(VERSION) \
+		KVMCHURN_FAKEKVM=$(CURDIR)/tests/unit/fakekvm.so tests/unit/run.sh
 
 check-build:
 	tests/build/run.sh $(KERNELS)

@@ -1,0 +1,281 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Unit tests of the kvmchurn client on the host: no KVM, no root. Builds
+# nothing: `make check-unit` builds the client first.
+#
+#   KVMCHURN_CLIENT   the client (default: userspace/kvmchurn of this tree)
+#   KVMCHURN_VERSION  if set, `--version` must print exactly this version
+#   KVMCHURN_FAKEKVM  tests/unit/fakekvm.so, built from fakekvm.c: enables
+#                     the tests that run VMs against a fake /dev/kvm
+#
+# One line a test, "ok - NAME" or "not ok - NAME" (with the difference as
+# "#" lines), then "N passed, N failed"; the exit status is 1 if any failed.
+
+set -u
+export LC_ALL=C
+
+here=$(cd "$(dirname "$0")" && pwd)
+expected=$here/expected
+client=${KVMCHURN_CLIENT:-$here/../../userspace/kvmchurn}
+fakekvm=${KVMCHURN_FAKEKVM:-}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+passed=0
+failed=0
+problems=()	# what the current test found wrong
+
+ok() { echo "ok - $1"; passed=$((passed + 1)); }
+
+finish() {
+	local name=$1
+
+	if [ ${#problems[@]} -eq 0 ]; then
+		ok "$name"
+	else
+		echo "not ok - $name"
+		printf '#   %s\n' "${problems[@]}"
+		failed=$((failed + 1))
+	fi
+	problems=()
+}
+
+# run ARGS...: the client's status in $rc, its output in $tmp/out, $tmp/err.
+run() {
+	"$client" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+want_rc() {
+	[ "$rc" -eq "$1" ] || problems+=("exit status $rc, expected $1")
+}
+
+# want_same STREAM FILE: out or err must be byte for byte FILE (or empty).
+want_same() {
+	local got=$tmp/$1 want=$2
+
+	if [ "$want" = empty ]; then
+		[ -s "$got" ] && problems+=("std$1 is not empty:" "$(head -c 600 "$got")")
+	elif ! cmp -s "$got" "$want"; then
+		problems+=("std$1 differs from ${want#"$here"/}:")
+		while IFS= read -r line; do problems+=("$line"); done \
+			< <(diff "$want" "$got" | head -20)
+	fi
+}
+
+want_grep() {	# STREAM EXTENDED-REGEX
+	grep -Eq -- "$2" "$tmp/$1" || problems+=("std$1 lacks /$2/:" "$(head -c 600 "$tmp/$1")")
+}
+
+# Processes named COMM, zombies included: there must be none once the
+# client has returned.
+want_no_process() {
+	local comm=$1 pid n=0
+
+	for pid in /proc/[0-9]*; do
+		[ "$(cat "$pid/comm" 2>/dev/null)" = "$comm" ] && n=$((n + 1))
+	done
+	[ "$n" -eq 0 ] || problems+=("$n processes named $comm left behind")
+}
+
+# usage NAME ARGS...: exit status 64, nothing on stdout, and stderr exactly
+# expected/NAME.err.
+usage() {
+	local name=$1
+
+	shift
+	run "$@"
+	want_rc 64
+	want_same out empty
+	want_same err "$expected/$name.err"
+	finish "$name"
+}
+
+comm=kc-unit-$$		# the VMs' name in the tests that start some
+
+# ---- output of the frame ---------------------------------------------------
+
+run --version
+want_rc 0
+want_same err empty
+if [ -n "${KVMCHURN_VERSION:-}" ]; then
+	printf 'kvmchurn %s\n' "$KVMCHURN_VERSION" >"$tmp/version"
+	want_same out "$tmp/version"
+else
+	want_grep out '^kvmchurn [^ ]+$'
+fi
+finish version
+
+run --help
+want_rc 0
+want_same out "$expected/help.txt"
+want_same err empty
+finish help
+
+run help
+want_rc 0
+want_same out "$expected/help.txt"
+want_same err empty
+finish help-without-command
+
+run help load
+want_rc 0
+want_same out "$expected/help-load.txt"
+want_same err empty
+finish help-load
+
+run load --help
+want_rc 0
+want_same out "$expected/help-load.txt"
+finish load-help-option
+
+# ---- usage errors: exit status 64 and the exact message ------------------
+
+usage no-command
+usage unknown-command bogus
+usage unknown-global-option --bogus
+usage help-unknown-command help bogus
+usage unknown-option load --bogus
+usage option-needs-value load -n
+usage flag-takes-no-value load --run=yes
+usage unexpected-argument load extra
+usage n-not-a-number load -n abc
+usage n-zero load -n 0
+usage n-negative load -n -5
+usage j-zero load -j 0
+usage vcpus-zero load --vcpus 0
+usage mem-too-large load --mem 3073
+usage comm-too-long load --comm firecracker-vm-1
+usage comm-empty load --comm ''
+usage end-bogus load --end bogus
+usage n-and-t load -n 5 -t 10
+usage term-default-without-term load --term-default
+usage term-default-with-kill load --end kill --term-default
+
+# ---- cannot start: exit status 2, the exact message, nothing left ---------
+
+run load --dev /nonexistent --comm "$comm" -j 4 -n 20
+want_rc 2
+want_same out empty
+want_same err "$expected/dev-nonexistent.err"
+want_no_process "$comm"
+finish dev-nonexistent
+
+run load --dev /dev/null --comm "$comm" -j 4 -n 20 --json
+want_rc 2
+want_same out empty
+want_same err "$expected/dev-null.err"
+want_no_process "$comm"
+finish dev-null
+
+# ---- VMs against a fake /dev/kvm (LD_PRELOAD) -----------------------------
+
+# fake ENV=VALUE... -- ARGS...: runs `kvmchurn load --dev FAKE ARGS` with
+# fakekvm.so preloaded and the environment given.
+fake() {
+	local env=()
+
+	while [ "$1" != -- ]; do env+=("$1"); shift; done
+	shift
+	: >"$tmp/counter"
+	env LD_PRELOAD="$fakekvm" FAKEKVM_DEV="$tmp/kvm" \
+		FAKEKVM_COUNTER="$tmp/counter" "${env[@]}" \
+		"$client" load --dev "$tmp/kvm" --comm "$comm" --mem 4 "$@" \
+		>"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+fake_tests() {
+	local end
+
+	fake -- -n 6 -j 3 --json
+	want_rc 0
+	want_same err empty
+	want_grep out '^\{"version":"[^"]+","arch":"(x86_64|arm64)","comm":"'"$comm"'","end":"kill","term_default":false,"vcpus":2,"mem_mib":4,"irqfds":8,"run":false,"parallel":3,"count":6,"seconds":null,'
+	want_grep out '"started":6,"completed":6,"failed":0,"aborted":0,"interrupted":false,'
+	want_grep out '"create_ms":\{"count":6,"p50":[0-9.]+,"p99":[0-9.]+,"max":[0-9.]+\},'
+	want_grep out '"teardown_ms":\{"count":6,"p50":[0-9.]+,"p99":[0-9.]+,"max":[0-9.]+\},"rate_per_s":[0-9.]+,"wall_s":[0-9.]+\}$'
+	if command -v python3 >/dev/null; then
+		python3 -c 'import json, sys; json.load(sys.stdin)' <"$tmp/out" 2>/dev/null ||
+			problems+=("stdout is not valid JSON")
+	fi
+	want_no_process "$comm"
+	finish fake-json
+
+	for end in exit term kill close; do
+		fake -- -n 4 -j 2 --run --vcpus 3 --end "$end"
+		want_rc 0
+		want_same err empty
+		want_grep out '^VMs: +4 started, 4 completed, 0 failed$'
+		want_no_process "$comm"
+		finish "fake-end-$end"
+	done
+
+	fake -- -n 3 --end term --term-default
+	want_rc 0
+	want_grep out '^teardown: +p50 .* \(SIGTERM to reaped\)$'
+	finish fake-end-term-default
+
+	fake -- -t 1 -j 2
+	want_rc 0
+	want_grep out '^VMs: +[1-9][0-9]* started, [1-9][0-9]* completed, 0 failed$'
+	finish fake-seconds
+
+	# Later failures are counted and reported; the run goes on.
+	fake FAKEKVM_FAIL=KVM_IRQFD FAKEKVM_EVERY=3 -- -n 7
+	want_rc 1
+	want_same err "$expected/fake-later-failures.err"
+	want_grep out '^VMs: +7 started, 5 completed, 2 failed$'
+	want_no_process "$comm"
+	finish fake-later-failures
+
+	fake FAKEKVM_FAIL=KVM_CREATE_VM FAKEKVM_ERRNO=16 -- -n 5 -j 3
+	want_rc 2
+	want_same out empty
+	want_same err "$expected/fake-first-failure.err"
+	want_no_process "$comm"
+	finish fake-first-failure
+
+	fake FAKEKVM_HANG=KVM_RUN FAKEKVM_EVERY=2 -- -n 3 --run --timeout 1
+	want_rc 1
+	want_same err "$expected/fake-timeout.err"
+	want_grep out '^VMs: +3 started, 2 completed, 1 failed$'
+	want_no_process "$comm"
+	finish fake-timeout
+
+	# SIGINT: the client kills and reaps its VMs, then sums up.
+	: >"$tmp/counter"
+	env LD_PRELOAD="$fakekvm" FAKEKVM_DEV="$tmp/kvm" FAKEKVM_HANG=KVM_RUN \
+		FAKEKVM_EVERY=2 FAKEKVM_COUNTER="$tmp/counter" \
+		"$client" load --dev "$tmp/kvm" --comm "$comm" --mem 4 --run -n 3 \
+		>"$tmp/out" 2>"$tmp/err" &
+	local pid=$! tries=50
+	# VM 2 opened the device: VM 1 has completed (-j 1), VM 2 hangs.
+	until grep -q 2 "$tmp/counter" || [ $((tries -= 1)) -eq 0 ]; do
+		sleep 0.1
+	done
+	kill -INT "$pid"
+	wait "$pid"
+	rc=$?
+	want_rc 1
+	want_same err empty
+	want_grep out '^VMs: +2 started, 1 completed, 0 failed, 1 aborted \(interrupted by SIGINT\)$'
+	want_no_process "$comm"
+	finish fake-sigint
+}
+
+touch "$tmp/kvm"
+if [ -z "$fakekvm" ]; then
+	echo "# fake-KVM tests skipped: KVMCHURN_FAKEKVM is not set"
+else
+	fake -- -n 1
+	if grep -q 'is not a KVM device' "$tmp/err"; then
+		echo "# fake-KVM tests skipped: the client is static, LD_PRELOAD cannot reach it"
+	else
+		fake_tests
+	fi
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvmchurn client: global options and the command table. Help is printed
+ * from the same table that dispatches.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "kvmchurn.h"
+
+static const struct kc_command kc_commands[] = {
+	{ "load", cmd_load, load_usage,
+	  "create and destroy KVM VMs in the shape of a Firecracker pool" },
+	{ "help", cmd_help, help_usage, "print the usage of a command" },
+};
+
+static const struct {
+	int code;
+	const char *meaning;
+} kc_exit_codes[] = {
+	{ KC_EXIT_OK, "success" },
+	{ KC_EXIT_FAILURES, "failures during the run (some VMs failed, or it was interrupted)" },
+	{ KC_EXIT_CANNOT_START, "cannot start (no KVM device, the first VM refused, ...)" },
+	{ KC_EXIT_USAGE, "usage error" },
+};
+
+const struct kc_command *kc_find_command(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(kc_commands); i++)
+		if (!strcmp(kc_commands[i].name, name))
+			return &kc_commands[i];
+	return NULL;
+}
+
+void kc_print_main_usage(FILE *f)
+{
+	fprintf(f, "Usage: kvmchurn [-d DIR] COMMAND [OPTIONS]\n\n"
+		   "Where the kernel spends its time when KVM VMs are created and destroyed.\n\n"
+		   "Commands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(kc_commands); i++)
+		fprintf(f, "  %-8s %s\n", kc_commands[i].name,
+			kc_commands[i].description);
+	fprintf(f, "\nOptions:\n"
+		   "  -d DIR      the kvmchurn debugfs folder (default %s)\n"
+		   "  -h, --help  print this help\n"
+		   "  --version   print the version\n"
+		   "\nExit status:\n", KC_DEFAULT_DIR);
+	for (size_t i = 0; i < ARRAY_SIZE(kc_exit_codes); i++)
+		fprintf(f, "  %-3d %s\n", kc_exit_codes[i].code,
+			kc_exit_codes[i].meaning);
+	fprintf(f, "\nRun 'kvmchurn help COMMAND' for the options of a command.\n");
+}
+
+enum { OPT_DIR = 1, OPT_HELP, OPT_VERSION };
+
+static const struct kc_opt global_opts[] = {
+	{ OPT_DIR, 'd', NULL, true },
+	{ OPT_HELP, 'h', "help", false },
+	{ OPT_VERSION, 0, "version", false },
+	{ 0, 0, NULL, false },
+};
+
+static int dispatch(int argc, char *argv[])
+{
+	struct kc_global g = { .dir = KC_DEFAULT_DIR };
+	struct kc_opt_parser p;
+	const struct kc_command *cmd;
+	int id;
+
+	kc_opt_init(&p, NULL, argc, argv, 1);
+	while ((id = kc_opt_next(&p, global_opts)) != KC_OPT_END) {
+		switch (id) {
+		case OPT_DIR:
+			g.dir = p.value;
+			break;
+		case OPT_HELP:
+			kc_print_main_usage(stdout);
+			return KC_EXIT_OK;
+		case OPT_VERSION:
+			printf("kvmchurn %s\n", KVMCHURN_VERSION);
+			return KC_EXIT_OK;
+		default:
+			return KC_EXIT_USAGE;
+		}
+	}
+	if (p.index >= argc)
+		return kc_usage_error(NULL, "no command given");
+	cmd = kc_find_command(argv[p.index]);
+	if (!cmd)
+		return kc_usage_error(NULL, "unknown command '%s'", argv[p.index]);
+	return cmd->run(argc - p.index, argv + p.index, &g);
+}
+
+int main(int argc, char *argv[])
+{
+	int rc = dispatch(argc, argv);
+
+	/* A full disk or a closed pipe must not pass for success. */
+	if (fflush(stdout) || ferror(stdout)) {
+		perror("kvmchurn: writing the output");
+		if (rc == KC_EXIT_OK)
+			rc = KC_EXIT_FAILURES;
+	}
+	return rc;
+}
