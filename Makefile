@@ -40,13 +40,13 @@ userspace/kvmchurn: $(CLIENT_SRCS) $(CLIENT_HDRS) dkms.conf
 	$(CC) $(CLIENT_CFLAGS) -o $@ $(CLIENT_SRCS) $(CLIENT_LDFLAGS)
 
 install: all
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
-	$(DEPMOD) -a $(KVER)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
 	install -D -m 0755 userspace/kvmchurn $(DESTDIR)$(SBINDIR)/kvmchurn
 
 uninstall:
 	rm -f $(wildcard $(DESTDIR)/lib/modules/$(KVER)/extra/kvmchurn.ko*)
-	$(DEPMOD) -a $(KVER)
+	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
 	rm -f $(DESTDIR)$(SBINDIR)/kvmchurn
 
 clean:
