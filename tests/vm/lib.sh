@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # the variables set here are read by the sourcing scripts
 # Helpers sourced by tests/vm/*.sh and tests/build/run.sh: the kernel matrix, the cache
 # layout, logging, the private apt configuration, and building the module for one kernel.
 # Nothing here installs anything on the host: kernels are unpacked with dpkg -x.
@@ -18,14 +18,22 @@ KC_CHROOT_DIR=$KVMCHURN_CACHE/chroot/trixie
 kc_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 kc_die() { kc_log "error: $*"; exit 1; }
 
+# kc_lock: one test run at a time per cache (they share the apt state and build folders).
+# Scripts that a locked run starts inherit the lock.
+kc_lock() {
+	[[ ${KVMCHURN_LOCKED:-} == 1 ]] && return 0
+	mkdir -p "$KVMCHURN_CACHE"
+	exec 9>"$KVMCHURN_CACHE/.lock"
+	flock -n 9 || kc_die "another kvmchurn test run holds $KVMCHURN_CACHE/.lock"
+	export KVMCHURN_LOCKED=1
+}
+
 # kc_ids [ID...]: the ids asked for (arguments, else $KERNELS, else all), one a line.
+# Ids may be separated by spaces or commas.
 kc_ids() {
-	local ids=("$@") id
-	if ((${#ids[@]} == 0)); then
-		local k=${KERNELS:-}
-		read -r -a ids <<<"${k//,/ }" # space or comma separated
-		((${#ids[@]})) || read -r -a ids <<<"$KC_ALL_IDS"
-	fi
+	local list=${*:-${KERNELS:-}} ids id
+	read -r -a ids <<<"${list//,/ }"
+	((${#ids[@]})) || read -r -a ids <<<"$KC_ALL_IDS"
 	for id in "${ids[@]}"; do
 		case " $KC_ALL_IDS " in
 		*" $id "*) printf '%s\n' "$id" ;;
@@ -127,6 +135,7 @@ kc_apt_update() {
 		return
 	fi
 	local t=$SECONDS
+	rm -f "$KC_APT/targets"
 	if apt-get -q update >"$KC_APT/update.log" 2>&1 &&
 		! grep -qE '^(W|E): (Failed|Some index files failed)' "$KC_APT/update.log"; then
 		KC_ONLINE=1
@@ -142,12 +151,17 @@ kc_apt_update() {
 # packages and busybox-static of those suites, read from the private lists.
 kc_index() {
 	local s a f files=()
+	if [[ ! -s $KC_APT/targets ]]; then
+		# one indextargets call a run: each takes seconds
+		# shellcheck disable=SC2016 # $(...) is apt's template, not a shell expansion
+		apt-get indextargets --format '$(CODENAME) $(ARCHITECTURE) $(FILENAME)' \
+			"Created-By: Packages" >"$KC_APT/targets"
+	fi
 	for s in $1; do
 		for a in $2; do
 			while read -r f; do
 				[[ -e $f ]] && files+=("$f")
-			done < <(apt-get indextargets --format '$(FILENAME)' \
-				"Created-By: Packages" "Codename: $s" "Architecture: $a")
+			done < <(awk -v s="$s" -v a="$a" '$1 == s && $2 == a { print $3 }' "$KC_APT/targets")
 		done
 	done
 	((${#files[@]})) || return 0
@@ -178,7 +192,7 @@ kc_download() {
 	(cd "$dir" && apt-get -q download "${want[@]}" >/dev/null)
 }
 
-# kc_load_env ID: source the env file that fetch.sh left (0 if there is none).
+# kc_load_env ID: source the env file that fetch.sh left; fails if there is none.
 kc_load_env() {
 	local f=$KVMCHURN_CACHE/kernels/$1/env
 	[[ -f $f ]] || return 1
@@ -203,9 +217,16 @@ kc_build() {
 	if [[ $target == module ]]; then
 		rm -rf "$KC_BUILD_DIR"
 		mkdir -p "$KC_BUILD_DIR"
+		local items=()
 		for item in $KC_TREE_ITEMS; do
-			if [[ -e $KVMCHURN_SRC/$item ]]; then cp -a "$KVMCHURN_SRC/$item" "$KC_BUILD_DIR/"; fi
+			if [[ -e $KVMCHURN_SRC/$item ]]; then items+=("$item"); fi
 		done
+		# without the products of an in-place build: a host client binary or objects
+		# of another kernel must not look up to date here
+		tar -C "$KVMCHURN_SRC" --exclude-vcs --exclude='*.o' --exclude='*.ko' \
+			--exclude='*.mod' --exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.order' \
+			--exclude=Module.symvers --exclude=userspace/kvmchurn -cf - "${items[@]}" |
+			tar -C "$KC_BUILD_DIR" -xf -
 	fi
 	local args=(-j"$(nproc)" "$target")
 	if [[ $target == module ]]; then
@@ -218,7 +239,10 @@ kc_build() {
 	{
 		echo "# make ${args[*]}"
 		if [[ -n $KC_CHROOT && $target == module ]]; then
-			chroot "$KC_CHROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+			# objtool reads /proc; a private mount namespace drops that mount by itself
+			# shellcheck disable=SC2016 # expanded by the inner sh
+			unshare -m --propagation private -- sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' \
+				"$KC_CHROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 				HOME=/root LC_ALL=C.UTF-8 make -C "$inner" "${args[@]}"
 		else
 			# a parent make (make check) must not leak its flags or variables into this one

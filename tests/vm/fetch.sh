@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# fetch.sh [ID...]: leave each kernel of the matrix ready under
+# $KVMCHURN_CACHE/kernels/<id>/: vmlinuz, the headers to build against (KDIR), the host
+# modules the guest loads (plain .ko, in load order) and an `env` file for the other
+# scripts. The newest version is resolved from the package indexes on every run; a kernel
+# already unpacked at that version is not downloaded again. Without network, cached
+# kernels are used as they are. Ids: arguments, else $KERNELS, else the whole matrix.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# Modules the x86 guest needs for nested KVM (what they depend on is added from modules.dep).
+KC_WANT_MODULES="rng-core ccp irqbypass kvm kvm-amd"
+
+# kc_idx_has PKG ARCH VERSION: is that exact package in the index held in $idx?
+kc_idx_has() {
+	awk -F'\t' -v p="$1" -v a="$2" -v v="$3" '$1 == p && $2 == a && $3 == v { f = 1 } END { exit !f }' <<<"$idx"
+}
+
+# kc_resolve: the newest ABI of the kernel's suites whose headers, common headers, kbuild
+# and image all exist at one version. Sets KC_ABI KC_KREL KC_PKGVER KC_KBUILD KC_SPECS.
+kc_resolve() {
+	local name ver abi deps flav=$KC_DEBARCH
+	idx=$(kc_index "$KC_SUITES" "$(printf '%s\n' "$KC_DEBARCH" amd64 | sort -u)")
+	while IFS=$'\t' read -r name ver; do
+		abi=${name#linux-headers-} abi=${abi%-"$flav"}
+		deps=$(awk -F'\t' -v p="$name" -v v="$ver" '$1 == p && $3 == v { print $4; exit }' <<<"$idx")
+		KC_KBUILD=$(grep -oE 'linux-kbuild-[^ ,]+' <<<"$deps" | head -n1) || continue
+		kc_idx_has "linux-headers-$abi-common" all "$ver" || continue
+		# the arm64 headers' scripts are the amd64 kbuild's host tools
+		kc_idx_has "$KC_KBUILD" amd64 "$ver" || continue
+		KC_SPECS=("$name:$flav=$ver" "linux-headers-$abi-common:all=$ver" "$KC_KBUILD:amd64=$ver")
+		if kc_idx_has "linux-image-$abi-$flav-unsigned" "$flav" "$ver"; then
+			KC_SPECS+=("linux-image-$abi-$flav-unsigned:$flav=$ver")
+		elif kc_idx_has "linux-binary-unsigned-$abi-$flav" "$flav" "$ver" &&
+			kc_idx_has "linux-modules-$abi-$flav" "$flav" "$ver"; then
+			# 7.2+: the image is split into kernel, modules and base
+			KC_SPECS+=("linux-binary-unsigned-$abi-$flav:$flav=$ver" "linux-modules-$abi-$flav:$flav=$ver")
+		else
+			continue
+		fi
+		KC_ABI=$abi KC_KREL=$abi-$flav KC_PKGVER=$ver
+		return 0
+	done < <(RE="^linux-headers-(${KC_ABI_RE})-$flav\$" awk -F'\t' -v a="$flav" \
+		'$1 ~ ENVIRON["RE"] && $2 == a { print $1 "\t" $3 }' <<<"$idx" | sort -t$'\t' -k1,1Vr -k2,2Vr)
+	kc_die "$KC_ID: no complete kernel in $KC_SUITES"
+}
+
+# kc_fetch_busybox DEBARCH: a static busybox for the initramfs, from bookworm.
+kc_fetch_busybox() {
+	local arch=$1 dir=$KVMCHURN_CACHE/busybox/$1 ver tmp
+	if [[ $KC_ONLINE == 0 ]]; then
+		[[ -x $dir/busybox ]] || kc_die "offline and no cached busybox for $arch"
+		return 0
+	fi
+	ver=$(kc_index bookworm "$arch" | awk -F'\t' -v a="$arch" '$1 == "busybox-static" && $2 == a { print $3 }' | sort -V | tail -n1)
+	[[ -n $ver ]] || kc_die "busybox-static:$arch not in bookworm"
+	[[ -x $dir/busybox && $(cat "$dir/version" 2>/dev/null) == "$ver" ]] && return 0
+	kc_download "$dir/deb" "busybox-static:$arch=$ver"
+	tmp=$(mktemp -d "$KVMCHURN_CACHE/tmp.XXXXXX")
+	dpkg -x "$dir/deb/$(kc_deb_file busybox-static "$arch" "$ver")" "$tmp"
+	cp "$tmp/bin/busybox" "$dir/busybox"
+	echo "$ver" >"$dir/version"
+	rm -rf "$tmp" "$dir/deb"
+}
+
+# kc_chroot_ensure: the trixie chroot that builds modules for gcc-14 kernels (sparse too,
+# for the build tier's C=1). Made once, kept in the cache.
+kc_chroot_ensure() {
+	local d=$KC_CHROOT_DIR t=$SECONDS
+	[[ -f $d/.kvmchurn-ok ]] && return 0
+	[[ $KC_ONLINE == 1 ]] || kc_die "offline and no trixie chroot in $d"
+	if [[ -e $d ]]; then
+		# never rm -rf through a leftover mount (a debootstrap killed half-way)
+		! grep -q " $d/" /proc/mounts || kc_die "something is mounted under $d: unmount it first"
+		rm -rf "$d"
+	fi
+	mkdir -p "$d"
+	kc_log "creating the trixie chroot in $d (debootstrap, ~2 min)"
+	if ! debootstrap --variant=minbase --include=gcc-14,make,binutils,libelf1t64,pahole,kmod,sparse \
+		--keyring="$KC_KEYRING" trixie "$d" "$KC_MIRROR" >"$d.log" 2>&1; then
+		tail -n 20 "$d.log" >&2
+		kc_die "debootstrap failed (log: $d.log)"
+	fi
+	touch "$d/.kvmchurn-ok"
+	kc_log "trixie chroot ready ($((SECONDS - t)) s, $(du -sh "$d" | cut -f1))"
+}
+
+# kc_host_modules IMGROOT KREL OUTDIR: decompress the guest's KVM modules and their
+# dependencies into OUTDIR; print them in load order.
+kc_host_modules() {
+	local root=$1 krel=$2 out=$3 mdir rel
+	if [[ ! -d $root/lib/modules/$krel && -d $root/usr/lib/modules/$krel ]]; then
+		ln -s usr/lib "$root/lib" # depmod -b looks under lib/modules only
+	fi
+	mdir=$root/lib/modules/$krel
+	[[ -d $mdir ]] || kc_die "no modules folder for $krel"
+	# the split 7.2+ packages leave these out; depmod only needs them for ordering
+	touch "$mdir/modules.order" "$mdir/modules.builtin" "$mdir/modules.builtin.modinfo"
+	depmod -b "$root" "$krel"
+	mkdir -p "$out"
+	# depth first through modules.dep: every module after what it depends on
+	awk -v want="$KC_WANT_MODULES" '
+		function norm(p) { sub(/.*\//, "", p); sub(/\.ko(\.[a-z]+)?$/, "", p); gsub(/-/, "_", p); return p }
+		function visit(n,   a, c, i) {
+			if (n in seen) return
+			seen[n] = 1
+			c = split(deps[n], a, " ")
+			for (i = c; i >= 1; i--) visit(a[i])
+			print path[n]
+		}
+		{ k = $1; sub(/:$/, "", k); n = norm(k); path[n] = k; deps[n] = ""
+		  for (i = 2; i <= NF; i++) deps[n] = deps[n] " " norm($i) }
+		END { c = split(want, w, " "); for (i = 1; i <= c; i++) { n = norm(w[i]); if (n in path) visit(n) } }
+	' "$mdir/modules.dep" | while read -r rel; do
+		local base=${rel##*/}
+		case $base in
+		*.ko.xz) xz -dc "$mdir/$rel" >"$out/${base%.xz}" ;;
+		*.ko.zst) zstd -qdc "$mdir/$rel" >"$out/${base%.zst}" ;;
+		*.ko.gz) gzip -dc "$mdir/$rel" >"$out/${base%.gz}" ;;
+		*) cp "$mdir/$rel" "$out/$base" ;;
+		esac
+		echo "${base%.ko*}.ko"
+	done
+}
+
+# kc_fetch_one ID: resolve, download, unpack, write env. Runs in a subshell of its own.
+kc_fetch_one() {
+	kc_spec "$1"
+	local kdir=$KVMCHURN_CACHE/kernels/$KC_ID t=$SECONDS old='' spec pkg arch ver f img
+	local root kdir_hdr modules vmlinuz chroot='' make_arch='' cross='' qemu append console
+	if [[ $KC_ONLINE == 0 ]]; then
+		kc_load_env "$KC_ID" || kc_die "$KC_ID: offline and not cached"
+		kc_log "$KC_ID: offline, using the cached $KC_KREL ($KC_PKGVER)"
+		return 0
+	fi
+	kc_resolve
+	if [[ -f $kdir/env ]]; then
+		# shellcheck source=/dev/null
+		old=$(. "$kdir/env" && echo "$KC_KREL $KC_PKGVER")
+	fi
+	if [[ $old == "$KC_KREL $KC_PKGVER" ]] && { ((KC_USE_CHROOT == 0)) || [[ -f $KC_CHROOT_DIR/.kvmchurn-ok ]]; }; then
+		kc_log "$KC_ID: $KC_KREL ($KC_PKGVER) cached"
+		return 0
+	fi
+	kc_log "$KC_ID: fetching $KC_KREL ($KC_PKGVER)${old:+, replacing $old}"
+	local debs=$KVMCHURN_CACHE/debs/$KC_ID
+	kc_download "$debs" "${KC_SPECS[@]}"
+	((KC_USE_CHROOT == 0)) || kc_chroot_ensure
+
+	# a previous version's headers inside the chroot go with it
+	if [[ -f $kdir/env ]]; then
+		(
+			# shellcheck source=/dev/null
+			. "$kdir/env"
+			for f in $KC_CHROOT_PATHS; do rm -rf "${KC_CHROOT:?}$f"; done
+		)
+	fi
+	rm -rf "$kdir"
+	mkdir -p "$kdir"
+	img=$kdir/.image
+	root=$kdir/root
+	((KC_USE_CHROOT == 0)) || root=$KC_CHROOT_DIR
+	for spec in "${KC_SPECS[@]}"; do
+		pkg=${spec%%:*} arch=${spec#*:} arch=${arch%%=*} ver=${spec#*=}
+		f=$debs/$(kc_deb_file "$pkg" "$arch" "$ver")
+		case $pkg in
+		linux-headers-* | linux-kbuild-*) dpkg -x "$f" "$root" ;;
+		*) dpkg -x "$f" "$img" ;;
+		esac
+	done
+
+	for vmlinuz in "$img/boot/vmlinuz-$KC_KREL" "$img/usr/lib/modules/$KC_KREL/vmlinuz.unsigned" \
+		"$img/usr/lib/modules/$KC_KREL/vmlinuz" ""; do
+		[[ -z $vmlinuz || -f $vmlinuz ]] && break
+	done
+	[[ -n $vmlinuz ]] || kc_die "$KC_ID: no kernel image in the packages"
+	cp "$vmlinuz" "$kdir/vmlinuz"
+	modules=''
+	if [[ $KC_ARCH == x86_64 ]]; then
+		modules=$(kc_host_modules "$img" "$KC_KREL" "$kdir/modules" | tr '\n' ' ')
+		[[ $modules == *kvm-amd.ko* ]] || kc_die "$KC_ID: kvm-amd not found among the modules"
+	fi
+	rm -rf "$img"
+
+	if ((KC_USE_CHROOT)); then
+		chroot=$KC_CHROOT_DIR
+		kdir_hdr=/usr/src/linux-headers-$KC_KREL
+		[[ -f $chroot$kdir_hdr/Makefile ]] || kc_die "$KC_ID: headers missing in the chroot"
+	else
+		kdir_hdr=$root/usr/src/linux-headers-$KC_KREL
+		[[ -f $kdir_hdr/Makefile ]] || kc_die "$KC_ID: headers missing"
+		# `include /usr/src/linux-headers-X-common/Makefile` must name the unpacked copy
+		sed -i "s#\(^\|[ =]\)/usr/src/#\1$root/usr/src/#g" "$kdir_hdr/Makefile"
+	fi
+	if [[ $KC_ARCH == arm64 ]]; then
+		make_arch=arm64 cross=aarch64-linux-gnu-
+		qemu=(qemu-system-aarch64 -M 'virt,virtualization=on,gic-version=3' -cpu 'max,pauth-impdef=on'
+			-smp 2 -m 1G -accel 'tcg,thread=multi' -nographic -no-reboot)
+		console=ttyAMA0
+	else
+		qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 1G
+			-no-reboot -nodefaults -display none -monitor none -serial stdio)
+		console=ttyS0
+	fi
+	append="console=$console panic=-1 oops=panic"
+	{
+		printf '# written by tests/vm/fetch.sh for %s\n' "$KC_ID"
+		printf 'KC_ID=%q\nKC_ARCH=%q\nKC_KREL=%q\nKC_PKGVER=%q\nKC_SUITES=%q\n' \
+			"$KC_ID" "$KC_ARCH" "$KC_KREL" "$KC_PKGVER" "$KC_SUITES"
+		printf 'KC_KDIR=%q\nKC_CHROOT=%q\nKC_CC=%q\nKC_MAKE_ARCH=%q\nKC_CROSS_COMPILE=%q\n' \
+			"$kdir_hdr" "$chroot" "$KC_CC" "$make_arch" "$cross"
+		printf 'KC_CHROOT_PATHS=%q\n' "${chroot:+$kdir_hdr /usr/src/linux-headers-$KC_ABI-common /usr/lib/$KC_KBUILD /usr/src/$KC_KBUILD}"
+		printf 'KC_VMLINUZ=%q\nKC_MODULES=%q\nKC_BUSYBOX=%q\n' \
+			"$kdir/vmlinuz" "$modules" "$KVMCHURN_CACHE/busybox/$KC_DEBARCH/busybox"
+		printf 'KC_QEMU=(%s)\nKC_APPEND=%q\n' "${qemu[*]@Q}" "$append"
+	} >"$kdir/env.tmp"
+	mv "$kdir/env.tmp" "$kdir/env"
+	rm -rf "$debs"
+	kc_log "$KC_ID: $KC_KREL ready ($((SECONDS - t)) s)"
+}
+
+main() {
+	local list ids id rc failed=0 arch
+	list=$(kc_ids "$@") # not in <(...): a bad id must stop the run
+	mapfile -t ids <<<"$list"
+	kc_lock
+	kc_apt_setup
+	kc_apt_update
+	for arch in $(for id in "${ids[@]}"; do kc_spec "$id" && echo "$KC_DEBARCH"; done | sort -u); do
+		set +e
+		(set -e; kc_fetch_busybox "$arch")
+		rc=$?
+		set -e
+		((rc == 0)) || failed=1
+	done
+	for id in "${ids[@]}"; do
+		# one kernel failing does not stop the others
+		set +e
+		(set -e; kc_fetch_one "$id")
+		rc=$?
+		set -e
+		((rc == 0)) || { kc_log "$id: fetch FAILED"; failed=1; }
+	done
+	return "$failed"
+}
+
+main "$@"

@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# run.sh [ID...]: the vm tier. For each kernel: build kvmchurn.ko and a static client,
+# pack an initramfs (busybox, guest/init, the host KVM modules, scenarios/*.sh), boot it
+# under QEMU TCG and judge the serial log (never QEMU's exit code: with panic=-1
+# -no-reboot it exits 0 after a panic). Ids: arguments, else $KERNELS, else all.
+# Knobs: KERNELS, KVMCHURN_CACHE, KVMCHURN_VM_TIMEOUT (seconds a boot may take, 900).
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-900}
+# Kernel text that fails a run, and the known harmless lines (notes/kernel-matrix.md).
+KC_BAD='Kernel panic|BUG:|Oops|WARNING:|Call Trace|KASAN|UBSAN|possible circular locking'
+KC_HARMLESS='loading out-of-tree module taints kernel|module verification failed|Skipping BTF generation|hrtimer: interrupt took|user requested TSC rate below hardware speed'
+KC_FAIL=3 # kc_vm_one's status for a judged failure; anything else non-zero is a harness error
+
+# kc_initramfs ID BUILD_DIR OUT: the guest's root filesystem as a gzipped newc cpio.
+kc_initramfs() {
+	local id=$1 build=$2 out=$3 st m
+	st=$KVMCHURN_CACHE/initramfs/$id
+	rm -rf "$st"
+	mkdir -p "$st"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,scenarios,kvmchurn/bin,kvmchurn/modules}
+	cp "$KC_BUSYBOX" "$st/bin/busybox"
+	ln -s busybox "$st/bin/sh" # without it: "Failed to execute /init (error -2)"
+	cp "$KC_VM_DIR/guest/init" "$st/init"
+	cp "$KC_VM_DIR/guest/kvmchurn-put" "$st/kvmchurn/bin/"
+	ln -s kvmchurn-put "$st/kvmchurn/bin/kc_put"
+	cp "$build/kvmchurn.ko" "$st/kvmchurn/"
+	cp "$build/userspace/kvmchurn" "$st/kvmchurn/bin/"
+	for m in $KC_MODULES; do cp "$KVMCHURN_CACHE/kernels/$id/modules/$m" "$st/kvmchurn/modules/"; done
+	cp "$KC_VM_DIR"/scenarios/*.sh "$st/scenarios/"
+	chmod 755 "$st/init" "$st/kvmchurn/bin/kvmchurn-put"
+	printf 'KVMCHURN_KERNEL=%s\nKVMCHURN_ARCH=%s\nKVMCHURN_HOST_MODULES="%s"\n' \
+		"$id" "$KC_ARCH" "$KC_MODULES" >"$st/kvmchurn/config"
+	# the kernel opens /dev/console before /init runs; init reopens it after devtmpfs
+	mknod -m 600 "$st/dev/console" c 5 1 2>/dev/null || true
+	(cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$out"
+}
+
+# kc_handback LOG OUTDIR: extract the files the guest sent with kvmchurn-put; print one
+# line per file that did not arrive whole.
+kc_handback() {
+	local log=$1 out=$2 tmp meta n name kind size sum
+	tmp=$(mktemp -d "$KVMCHURN_CACHE/tmp.XXXXXX")
+	# the same name checks as the guest's: no empty part, none starting with a dot
+	awk -v dir="$tmp" '
+		{ sub(/\r$/, ""); i = index($0, "@@KVMCHURN FILE-"); if (!i) next; $0 = substr($0, i) }
+		$3 !~ /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/ { next }
+		$2 == "FILE-BEGIN" { if (!($3 in num)) num[$3] = ++n; f = dir "/" num[$3]
+			print $3, $4, $5, $6 > (f ".meta"); close(f ".meta")
+			close(f ".b64"); printf "" > (f ".b64"); next }
+		!($3 in num) { next }
+		$2 == "FILE-DATA" { print $4 > (dir "/" num[$3] ".b64"); next }
+		$2 == "FILE-END" { f = dir "/" num[$3] ".end"; printf "" > f; close(f) }
+	' "$log"
+	for meta in "$tmp"/*.meta; do
+		[[ -e $meta ]] || continue
+		n=${meta%.meta}
+		read -r name kind size sum <"$meta"
+		if [[ ! -e $n.end ]]; then
+			echo "file $name cut short"
+		elif ! base64 -d <"$n.b64" >"$n.data" 2>/dev/null ||
+			[[ $(stat -c %s "$n.data") != "$size" || $(md5sum <"$n.data" | cut -d' ' -f1) != "$sum" ]]; then
+			echo "file $name damaged"
+		else
+			mkdir -p "$(dirname "$out/$name")"
+			rm -rf "${out:?}/$name"
+			if [[ $kind == tar ]]; then
+				mkdir "$out/$name"
+				tar -xmf "$n.data" -C "$out/$name" --no-same-owner # -m: the guest clock is not ours
+			else
+				mv "$n.data" "$out/$name"
+			fi
+		fi
+	done
+	rm -rf "$tmp"
+}
+
+# kc_vm_one ID: build, boot, judge one kernel; print its verdict.
+kc_vm_one() {
+	local id=$1 log blog initrd ts t0 secs qrc=0 reasons=() ok nok line bad scen
+	local -a expected notok
+	kc_load_env "$id" || { echo "FAIL $id: not fetched"; return "$KC_FAIL"; }
+	mkdir -p "$KVMCHURN_CACHE/logs" "$KVMCHURN_CACHE/initramfs"
+	blog=$KVMCHURN_CACHE/logs/$id-build-vm.log
+	t0=$SECONDS
+	if ! kc_build "$id" vm "$blog" module || [[ ! -f $KC_BUILD_DIR/kvmchurn.ko ]]; then
+		tail -n 20 "$blog" | sed 's/^/    /'
+		echo "FAIL $id $KC_KREL: module build failed (log: $blog)"
+		return "$KC_FAIL"
+	fi
+	if ! kc_build "$id" vm "$blog.client" client STATIC=1 || [[ ! -f $KC_BUILD_DIR/userspace/kvmchurn ]]; then
+		tail -n 20 "$blog.client" | sed 's/^/    /'
+		echo "FAIL $id $KC_KREL: client build failed (log: $blog.client)"
+		return "$KC_FAIL"
+	fi
+	initrd=$KVMCHURN_CACHE/initramfs/$id.cpio.gz
+	kc_initramfs "$id" "$KC_BUILD_DIR" "$initrd"
+	kc_log "$id: built and packed ($((SECONDS - t0)) s), booting $KC_KREL"
+
+	ts=$(date +%Y%m%d-%H%M%S)
+	log=$KVMCHURN_CACHE/logs/$id-$ts.log
+	ln -sfn "$id-$ts.log" "$KVMCHURN_CACHE/logs/$id-latest.log"
+	t0=$SECONDS
+	timeout -k 10 "$KVMCHURN_VM_TIMEOUT" "${KC_QEMU[@]}" -kernel "$KC_VMLINUZ" -initrd "$initrd" \
+		-append "$KC_APPEND" </dev/null >"$log" 2>&1 || qrc=$?
+	secs=$((SECONDS - t0))
+	# keep the last 10 logs of each kernel
+	find "$KVMCHURN_CACHE/logs" -maxdepth 1 -name "$id-2*.log" | sort -r | tail -n +11 | xargs -r rm -f
+
+	rm -rf "${KVMCHURN_CACHE:?}/out/$id"
+	while read -r line; do reasons+=("$line"); done < <(kc_handback "$log" "$KVMCHURN_CACHE/out/$id")
+
+	mapfile -t expected < <(echo init && cd "$KC_VM_DIR/scenarios" && LC_ALL=C ls -- *.sh)
+	# counts come only from inside scenario blocks, never from kernel or dmesg lines
+	local judged
+	judged=$(awk -v names="${expected[*]}" '
+		{ sub(/\r$/, "") }
+		index($0, "@@KVMCHURN FILE-") { next }
+		match($0, /@@KVMCHURN BEGIN [^ ]+/) { cur = substr($0, RSTART + 17, RLENGTH - 17); next }
+		match($0, /@@KVMCHURN END [^ ]+ rc=[0-9]+/) {
+			split(substr($0, RSTART, RLENGTH), f, " "); rc[f[3]] = substr(f[4], 4); cur = ""; next }
+		index($0, "@@KVMCHURN DONE") { done = 1; next }
+		cur != "" && /^ok( |$)/ { ok++ }
+		cur != "" && /^not ok( |$)/ { nok++; print "notok " cur ": " $0 }
+		END {
+			n = split(names, w, " ")
+			for (i = 1; i <= n; i++)
+				if (!(w[i] in rc)) print "reason no end marker for " w[i]
+				else if (rc[w[i]] != 0) print "reason " w[i] " exited " rc[w[i]]
+			if (!done) print "reason no final marker"
+			print "ok " ok + 0; print "nok " nok + 0
+		}' "$log")
+	ok=$(sed -n 's/^ok //p' <<<"$judged")
+	nok=$(sed -n 's/^nok //p' <<<"$judged")
+	mapfile -t notok < <(sed -n 's/^notok //p' <<<"$judged")
+	case $qrc in
+	0) ;;
+	124 | 137) reasons=("timed out after ${KVMCHURN_VM_TIMEOUT} s" "${reasons[@]}") ;;
+	*) reasons=("qemu exited $qrc" "${reasons[@]}") ;;
+	esac
+	while read -r line; do reasons+=("$line"); done < <(sed -n 's/^reason //p' <<<"$judged")
+	((nok == 0)) || reasons+=("$nok not ok")
+	((ok > 0)) || reasons+=("no ok line")
+	bad=$(tr -d '\r' <"$log" | grep -v '@@KVMCHURN FILE-DATA' | grep -E "$KC_BAD" | grep -vE "$KC_HARMLESS" | awk '!seen[$0]++' || true)
+	[[ -z $bad ]] || reasons+=("kernel says: $(grep -oE "$KC_BAD" <<<"$bad" | head -n1)")
+
+	if ((${#reasons[@]} == 0)); then
+		echo "PASS $id $KC_KREL: $ok ok, 0 not ok ($secs s)"
+		return 0
+	fi
+	for scen in "${notok[@]}"; do echo "    $scen"; done
+	[[ -z $bad ]] || head -n 10 <<<"$bad" | sed 's/^/    | /'
+	echo "    log: $log"
+	line=$(printf '%s; ' "${reasons[@]}")
+	echo "FAIL $id $KC_KREL: $ok ok, $nok not ok ($secs s) (${line%; })"
+	return "$KC_FAIL"
+}
+
+main() {
+	local list ids id rc passed=0 failed=0
+	list=$(kc_ids "$@") # not in <(...): a bad id must stop the run
+	mapfile -t ids <<<"$list"
+	kc_lock
+	"$KC_VM_DIR/fetch.sh" "${ids[@]}" || kc_log "some kernels could not be fetched"
+	for id in "${ids[@]}"; do
+		# each kernel in a subshell of its own: one failing does not stop the others
+		set +e
+		(set -e; kc_vm_one "$id")
+		rc=$?
+		set -e
+		case $rc in
+		0) passed=$((passed + 1)) ;;
+		"$KC_FAIL") failed=$((failed + 1)) ;;
+		*)
+			echo "FAIL $id: harness error (exit $rc)"
+			failed=$((failed + 1))
+			;;
+		esac
+	done
+	kc_summary "$passed" "$failed"
+}
+
+main "$@"
