@@ -77,7 +77,7 @@ for f in all probes raw; do
 	echo "# ---- $D/$f"
 	sed 's/^/# /' "$D/$f"
 done
-command -v kc_put >/dev/null 2>&1 && for f in all probes raw; do kc_put "module-churn/$f" "$D/$f"; done
+for f in all probes raw; do kvmchurn-put "module-churn/$f" "$D/$f" || not_ok "hand back $f"; done
 
 check "rmmod kvmchurn" rmmod kvmchurn
 check "debugfs folder removed" [ ! -e "$D" ]
