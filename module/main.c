@@ -72,26 +72,27 @@ static int __init kc_init(void)
 	err = kc_hist_init();
 	if (err)
 		goto err_pairs;
-	err = kc_debugfs_init();
-	if (err) {
-		pr_err("cannot create debugfs files: error %d\n", err);
-		goto err_hist;
-	}
 	err = kc_tracepoints_init();
 	if (err)
-		goto err_debugfs;
+		goto err_hist;
 	err = kc_kretprobes_init(maxactive);
 	if (err)
 		goto err_tracepoints;
+	/* Last: a reader may look at everything set up before. */
+	err = kc_debugfs_init();
+	if (err) {
+		pr_err("cannot create debugfs files: error %d\n", err);
+		goto err_kretprobes;
+	}
 
 	pr_info("version %s loaded, filter \"%s\", unit %s\n", KVMCHURN_VERSION,
 		filter, kc_unit_name());
 	return 0;
 
+err_kretprobes:
+	kc_kretprobes_exit();
 err_tracepoints:
 	kc_tracepoints_exit();
-err_debugfs:
-	kc_debugfs_exit();
 err_hist:
 	kc_hist_exit();
 err_pairs:
