@@ -53,6 +53,16 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -f userspace/kvmchurn tests/unit/abi_test tests/unit/fakekvm.so
 
+# The kernel's coding style. Debian's headers do not ship checkpatch.pl: take
+# it from a kernel tree (package linux-source-X), CHECKPATCH=.../checkpatch.pl.
+# compat.h is the one file that must test kernel versions.
+CHECKPATCH ?= $(KDIR)/scripts/checkpatch.pl
+CHECKPATCH_FLAGS := --no-tree --strict --quiet --show-types
+style:
+	@test -x $(CHECKPATCH) || { echo "$(CHECKPATCH) not found: pass CHECKPATCH=/path/to/linux/scripts/checkpatch.pl" >&2; exit 2; }
+	$(CHECKPATCH) $(CHECKPATCH_FLAGS) -f $(filter-out module/compat.h,$(wildcard module/*.[ch]))
+	$(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f module/compat.h
+
 # Test tiers (README.md). Downloads and builds go to $(KVMCHURN_CACHE).
 check: check-unit check-build check-vm
 
@@ -73,5 +83,5 @@ check-build:
 check-vm:
 	tests/vm/run.sh $(KERNELS)
 
-.PHONY: all module client install uninstall clean check check-quick \
+.PHONY: all module client install uninstall clean style check check-quick \
 	check-unit check-build check-vm
