@@ -46,26 +46,29 @@ kc_resolve() {
 	kc_die "$KC_ID: no complete kernel in $KC_SUITES"
 }
 
-# kc_fetch_busybox DEBARCH: a static busybox for the initramfs, from bookworm.
-kc_fetch_busybox() {
-	local arch=$1 dir=$KVMCHURN_CACHE/busybox/$1 ver tmp
+# kc_fetch_bin PKG SUITE ARCH FILE DIR: FILE (a path inside the package) of the newest
+# PKG:ARCH of SUITE, kept unpacked as DIR/<its name> with DIR/version. Offline, the cached
+# one is used as it is.
+kc_fetch_bin() {
+	local pkg=$1 suite=$2 arch=$3 file=$4 dir=$5 ver tmp
+	local bin=$dir/${file##*/}
 	if [[ $KC_ONLINE == 0 ]]; then
-		[[ -x $dir/busybox ]] || kc_die "offline and no cached busybox for $arch"
+		[[ -x $bin ]] || kc_die "offline and no cached $pkg:$arch"
 		return 0
 	fi
-	ver=$(kc_index bookworm "$arch" | awk -F'\t' -v a="$arch" '$1 == "busybox-static" && $2 == a { print $3 }' | sort -V | tail -n1)
-	[[ -n $ver ]] || kc_die "busybox-static:$arch not in bookworm"
-	[[ -x $dir/busybox && $(cat "$dir/version" 2>/dev/null) == "$ver" ]] && return 0
-	kc_download "$dir/deb" "busybox-static:$arch=$ver"
+	ver=$(kc_index "$suite" "$arch" | awk -F'\t' -v p="$pkg" -v a="$arch" '$1 == p && $2 == a { print $3 }' | sort -V | tail -n1)
+	[[ -n $ver ]] || kc_die "$pkg:$arch not in $suite"
+	[[ -x $bin && $(cat "$dir/version" 2>/dev/null) == "$ver" ]] && return 0
+	kc_download "$dir/deb" "$pkg:$arch=$ver"
 	tmp=$(mktemp -d "$KVMCHURN_CACHE/tmp.XXXXXX")
-	dpkg -x "$dir/deb/$(kc_deb_file busybox-static "$arch" "$ver")" "$tmp"
-	cp "$tmp/bin/busybox" "$dir/busybox"
+	dpkg -x "$dir/deb/$(kc_deb_file "$pkg" "$arch" "$ver")" "$tmp"
+	cp "$tmp/$file" "$bin"
 	echo "$ver" >"$dir/version"
 	rm -rf "$tmp" "$dir/deb"
 }
 
-# kc_chroot_ensure: the trixie chroot that builds modules for gcc-14 kernels (sparse too,
-# for the build tier's C=1). Made once, kept in the cache.
+# kc_chroot_ensure: the trixie chroot that builds modules for gcc-14 kernels (its sparse
+# comes from sid, see kc_check_ready). Made once, kept in the cache.
 kc_chroot_ensure() {
 	local d=$KC_CHROOT_DIR t=$SECONDS
 	[[ -f $d/.kvmchurn-ok ]] && return 0
@@ -77,7 +80,7 @@ kc_chroot_ensure() {
 	fi
 	mkdir -p "$d"
 	kc_log "creating the trixie chroot in $d (debootstrap, ~2 min)"
-	if ! debootstrap --variant=minbase --include=gcc-14,make,binutils,libelf1t64,pahole,kmod,sparse \
+	if ! debootstrap --variant=minbase --include=gcc-14,make,binutils,libelf1t64,pahole,kmod \
 		--keyring="$KC_KEYRING" trixie "$d" "$KC_MIRROR" >"$d.log" 2>&1; then
 		tail -n 20 "$d.log" >&2
 		kc_die "debootstrap failed (log: $d.log)"
@@ -122,6 +125,28 @@ kc_host_modules() {
 		esac
 		echo "${base%.ko*}.ko"
 	done
+}
+
+# kc_check_ready ID: what the build tier's C=1 needs, for a kernel new or cached.
+# - Kernels from 6.19 on turn C=1 off, with only a make message, unless
+#   scripts/checker-valid.sh prints 1, and Debian's 7.x headers (linux-kbuild) lack that
+#   script: ours (checker-valid.sh beside this file, same contract) goes in its place.
+# - KC_CHECK: sid's sparse, copied into the chroot (its /usr/bin/sparse needs only libc).
+kc_check_ready() {
+	kc_spec "$1"
+	kc_load_env "$1" || kc_die "$1: not fetched"
+	local root=${KC_CHROOT:-$KVMCHURN_CACHE/kernels/$1/root} ours=$KC_VM_DIR/checker-valid.sh src f
+	src=$root/usr/src/linux-headers-${KC_KREL%-"$KC_DEBARCH"}-common
+	f=$src/scripts/checker-valid.sh
+	# a real one is kept; ours is refreshed when it changes
+	if grep -q 'scripts/checker-valid\.sh' "$src/Makefile" && { [[ ! -e $f ]] || grep -q kvmchurn "$f"; }; then
+		cmp -s "$ours" "$f" || install -m 0755 "$ours" "$f"
+	fi
+	[[ -n $KC_CHECK ]] || return 0
+	[[ -n $KC_CHROOT ]] || kc_die "$1: KC_CHECK is a path inside the chroot, and $1 has none"
+	kc_fetch_bin sparse sid amd64 usr/bin/sparse "$KVMCHURN_CACHE/sparse-sid"
+	f=$KVMCHURN_CACHE/sparse-sid/sparse
+	cmp -s "$f" "$KC_CHROOT$KC_CHECK" || install -D -m 0755 "$f" "$KC_CHROOT$KC_CHECK"
 }
 
 # kc_fetch_one ID: resolve, download, unpack, write env. Runs in a subshell of its own.
@@ -229,7 +254,7 @@ main() {
 	kc_apt_update
 	for arch in $(for id in "${ids[@]}"; do kc_spec "$id" && echo "$KC_DEBARCH"; done | sort -u); do
 		set +e
-		(set -e; kc_fetch_busybox "$arch")
+		(set -e; kc_fetch_bin busybox-static bookworm "$arch" bin/busybox "$KVMCHURN_CACHE/busybox/$arch")
 		rc=$?
 		set -e
 		((rc == 0)) || failed=1
@@ -237,7 +262,7 @@ main() {
 	for id in "${ids[@]}"; do
 		# one kernel failing does not stop the others
 		set +e
-		(set -e; kc_fetch_one "$id")
+		(set -e; kc_fetch_one "$id"; kc_check_ready "$id")
 		rc=$?
 		set -e
 		((rc == 0)) || { kc_log "$id: fetch FAILED"; failed=1; }

@@ -14,6 +14,8 @@ KC_TREE_ITEMS="Kbuild Makefile dkms.conf module userspace include"
 KC_DEBIAN_SOURCES=/etc/apt/sources.list.d/debian.sources
 KC_APT=$KVMCHURN_CACHE/apt
 KC_CHROOT_DIR=$KVMCHURN_CACHE/chroot/trixie
+# Where fetch.sh puts sid's sparse inside the chroot (see KC_CHECK).
+KC_SID_SPARSE=/usr/local/bin/sparse-sid
 
 kc_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 kc_die() { kc_log "error: $*"; exit 1; }
@@ -44,9 +46,10 @@ kc_ids() {
 
 # kc_spec ID: what the matrix says about one kernel. The ABI pattern matches the part of
 # the package names between "linux-headers-" and "-<flavour>"; the newest one wins.
+# KC_CHECK, when set, is the sparse that C=1 must use instead of the host's.
 kc_spec() {
 	KC_ID=$1
-	KC_CC='' KC_USE_CHROOT=0
+	KC_CC='' KC_USE_CHROOT=0 KC_CHECK=''
 	case $KC_ID in
 	x86_64-*) KC_ARCH=x86_64 KC_DEBARCH=amd64 ;;
 	arm64-*) KC_ARCH=arm64 KC_DEBARCH=arm64 ;;
@@ -57,8 +60,10 @@ kc_spec() {
 	*-6.1) KC_SUITES="bookworm bookworm-security" KC_ABI_RE='6\.1\.0-[0-9]+' ;;
 	x86_64-6.12) KC_SUITES="bookworm-backports" KC_ABI_RE='6\.12\.[0-9]+\+deb12(\.[0-9]+)?' ;;
 	arm64-6.12) KC_SUITES="bookworm-security" KC_ABI_RE='6\.12\.[0-9]+\+deb12(\.[0-9]+)?' ;;
-	x86_64-7.x) # gcc-14 and glibc 2.38+ tools: built inside a trixie chroot
-		KC_SUITES="trixie-backports" KC_ABI_RE='7\.[0-9]+\.[0-9]+\+deb13(\.[0-9]+)?' KC_USE_CHROOT=1 ;;
+	x86_64-7.x) # gcc-14 and glibc 2.38+ tools: built inside a trixie chroot. Its headers use
+		# __typeof_unqual__, which only sid's sparse knows (Debian's others are 0.6.4)
+		KC_SUITES="trixie-backports" KC_ABI_RE='7\.[0-9]+\.[0-9]+\+deb13(\.[0-9]+)?' KC_USE_CHROOT=1
+		KC_CHECK=$KC_SID_SPARSE ;;
 	*) kc_die "no spec for '$KC_ID'" ;;
 	esac
 }
@@ -107,6 +112,8 @@ kc_apt_setup() {
 		done
 		printf 'deb [arch=amd64 signed-by=%s] %s bullseye-security main\n' "$k" "$KC_SECURITY"
 		printf 'deb [arch=amd64,arm64 signed-by=%s] %s bookworm-security main\n' "$k" "$KC_SECURITY"
+		# only sparse is taken from sid (see KC_CHECK); amd64 alone keeps the update small
+		printf 'deb [arch=amd64 signed-by=%s] %s sid main\n' "$k" "$KC_MIRROR"
 	} >"$KC_APT/sources.list"
 	cat >"$KC_APT/apt.conf" <<EOF
 Dir::Etc::sourcelist "$KC_APT/sources.list";
@@ -148,7 +155,7 @@ kc_apt_update() {
 }
 
 # kc_index SUITES ARCHS: "package<TAB>arch<TAB>version<TAB>depends" for the kernel
-# packages and busybox-static of those suites, read from the private lists.
+# packages, busybox-static and sparse of those suites, read from the private lists.
 kc_index() {
 	local s a f files=()
 	if [[ ! -s $KC_APT/targets ]]; then
@@ -166,7 +173,7 @@ kc_index() {
 	done
 	((${#files[@]})) || return 0
 	/usr/lib/apt/apt-helper cat-file "${files[@]}" | awk '
-		function out() { if (p ~ /^(linux-(headers|image|binary-unsigned|modules|kbuild)-|busybox-static$)/) print p "\t" a "\t" v "\t" d; p = "" }
+		function out() { if (p ~ /^(linux-(headers|image|binary-unsigned|modules|kbuild)-|busybox-static$|sparse$)/) print p "\t" a "\t" v "\t" d; p = "" }
 		/^Package: / { out(); p = $2; a = v = d = "" }
 		/^Architecture: / { a = $2 }
 		/^Version: / { v = $2 }
@@ -256,4 +263,31 @@ kc_build() {
 kc_summary() {
 	echo "$1 passed, $2 failed"
 	(($2 == 0))
+}
+
+# kc_run_tier FUNC [ID...]: fetch the kernels, run FUNC ID for each in a subshell of its
+# own (one failing does not stop the others; FUNC returns KC_FAIL for a verdict of FAIL),
+# then print the closing line.
+kc_run_tier() {
+	local fn=$1 list ids id rc passed=0 failed=0
+	shift
+	list=$(kc_ids "$@") # not in <(...): a bad id must stop the run
+	mapfile -t ids <<<"$list"
+	kc_lock
+	"$KC_VM_DIR/fetch.sh" "${ids[@]}" || kc_log "some kernels could not be fetched"
+	for id in "${ids[@]}"; do
+		set +e
+		(set -e; "$fn" "$id")
+		rc=$?
+		set -e
+		case $rc in
+		0) passed=$((passed + 1)) ;;
+		"$KC_FAIL") failed=$((failed + 1)) ;;
+		*)
+			echo "FAIL $id: harness error (exit $rc)"
+			failed=$((failed + 1))
+			;;
+		esac
+	done
+	kc_summary "$passed" "$failed"
 }

@@ -156,28 +156,4 @@ kc_vm_one() {
 	return "$KC_FAIL"
 }
 
-main() {
-	local list ids id rc passed=0 failed=0
-	list=$(kc_ids "$@") # not in <(...): a bad id must stop the run
-	mapfile -t ids <<<"$list"
-	kc_lock
-	"$KC_VM_DIR/fetch.sh" "${ids[@]}" || kc_log "some kernels could not be fetched"
-	for id in "${ids[@]}"; do
-		# each kernel in a subshell of its own: one failing does not stop the others
-		set +e
-		(set -e; kc_vm_one "$id")
-		rc=$?
-		set -e
-		case $rc in
-		0) passed=$((passed + 1)) ;;
-		"$KC_FAIL") failed=$((failed + 1)) ;;
-		*)
-			echo "FAIL $id: harness error (exit $rc)"
-			failed=$((failed + 1))
-			;;
-		esac
-	done
-	kc_summary "$passed" "$failed"
-}
-
-main "$@"
+kc_run_tier kc_vm_one "$@"
