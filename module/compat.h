@@ -5,13 +5,14 @@
  * includes this header instead of testing versions itself.
  *
  * Tracepoint prototypes are also checked against the kernel's own
- * <trace/events/...> headers at build time (see tracepoints.c), so a
+ * <trace/events/...> headers at build time (KC_TP_TYPECHECK), so a
  * prototype that changes in a kernel not listed here fails the build instead
  * of corrupting arguments at run time.
  */
 #ifndef KVMCHURN_COMPAT_H
 #define KVMCHURN_COMPAT_H
 
+#include <linux/build_bug.h>
 #include <linux/version.h>
 
 /* 6.16 added group_dead to sched_process_exit (and moved it before exit_mm). */
@@ -22,11 +23,36 @@
 #define KC_SCHED_PROCESS_EXIT_PROTO void *data, struct task_struct *p
 #endif
 
+/* 7.1 swapped order and gfp_flags and added the memcg to the vmscan events. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 1, 0)
+#define KC_RECLAIM_BEGIN_PROTO \
+	void *data, gfp_t gfp_flags, int order, struct mem_cgroup *memcg
+#define KC_RECLAIM_END_PROTO \
+	void *data, unsigned long nr_reclaimed, struct mem_cgroup *memcg
+#else
+#define KC_RECLAIM_BEGIN_PROTO void *data, int order, gfp_t gfp_flags
+#define KC_RECLAIM_END_PROTO void *data, unsigned long nr_reclaimed
+#endif
+
 /* 5.11 replaced kretprobe_instance::rp with get_kretprobe(). */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
 #define kc_kretprobe_of(ri) get_kretprobe(ri)
 #else
 #define kc_kretprobe_of(ri) ((ri)->rp)
+#endif
+
+/* Fails the build if @probe does not have the type that @event expects. */
+#define KC_TP_TYPECHECK(event, probe)					\
+	static_assert(__builtin_types_compatible_p(			\
+		typeof(register_trace_##event) *,			\
+		int (*)(typeof(probe) *, void *)),			\
+		"prototype of " #probe " does not match " #event)
+
+/* The memcg reclaim events exist only with CONFIG_MEMCG. */
+#ifdef CONFIG_MEMCG
+#define KC_TP_TYPECHECK_MEMCG(event, probe) KC_TP_TYPECHECK(event, probe)
+#else
+#define KC_TP_TYPECHECK_MEMCG(event, probe) static_assert(1, #event)
 #endif
 
 #endif /* KVMCHURN_COMPAT_H */

@@ -1,208 +1,210 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs.c - the files under /sys/kernel/debug/kvmchurn/ (root only):
- *   all     every non-empty histogram and counter, as bpftrace prints them
- *   probes  one line a probe: what it is on and how it is doing
- *   raw     the versioned snapshot that the client reads (kvmchurn_abi.h)
+ * debugfs.c - the files under /sys/kernel/debug/kvmchurn/, all root-only:
+ * the read-only views (render.c makes their text) and the three controls,
+ * filter, enable and reset. A write that is not understood returns -EINVAL
+ * and changes nothing.
  */
 #include <linux/debugfs.h>
+#include <linux/kstrtox.h>
+#include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
+#include <linux/uaccess.h>
 
 #include "kvmchurn.h"
 
 static struct dentry *kc_dir;
+static DEFINE_MUTEX(kc_control_lock);	/* serializes enable and reset */
 
-static void kc_seq_emit(void *ctx, const char *line)
+/* A show function that needs a histogram snapshot (2 KiB: not on the stack). */
+#define KC_SNAP_SHOW(name, call)					\
+static int name##_show(struct seq_file *m, void *unused)		\
+{									\
+	struct kc_hist_snap *snap = kmalloc(sizeof(*snap), GFP_KERNEL);	\
+									\
+	if (!snap)							\
+		return -ENOMEM;						\
+	call;								\
+	kfree(snap);							\
+	return 0;							\
+}									\
+DEFINE_SHOW_ATTRIBUTE(name)
+
+KC_SNAP_SHOW(kc_all, kc_show_all(m, snap));
+KC_SNAP_SHOW(kc_summary, kc_show_summary(m, snap));
+KC_SNAP_SHOW(kc_raw, kc_show_raw(m, snap));
+KC_SNAP_SHOW(kc_hist, kc_show_hist(m, (uintptr_t)m->private, snap));
+
+static int kc_counters_show(struct seq_file *m, void *unused)
 {
-	seq_puts(ctx, line);
-}
-
-/* A map of the seed script: a histogram or a counter, printed by name. */
-struct kc_map {
-	char name[48];
-	bool is_hist;
-	unsigned int index;
-};
-
-/* Sorted by name once at load: names depend only on the unit parameter. */
-static struct kc_map kc_maps[KC_NR_METRICS + KC_NR_COUNTERS];
-
-static int kc_map_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct kc_map *)a)->name,
-		      ((const struct kc_map *)b)->name);
-}
-
-static void kc_maps_init(void)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < KC_NR_METRICS; i++, n++) {
-		kc_maps[n].is_hist = true;
-		kc_maps[n].index = i;
-		snprintf(kc_maps[n].name, sizeof(kc_maps[n].name), "@%s_%s",
-			 kc_unit_name(), kc_metric_seed(i));
-	}
-	for (i = 0; i < KC_NR_COUNTERS; i++, n++) {
-		kc_maps[n].is_hist = false;
-		kc_maps[n].index = i;
-		snprintf(kc_maps[n].name, sizeof(kc_maps[n].name), "@n_%s",
-			 kc_counter_name(i));
-	}
-	sort(kc_maps, n, sizeof(kc_maps[0]), kc_map_cmp, NULL);
-}
-
-/*
- * bpftrace prints its maps in the order of their names at exit; empty maps
- * (never written) are left out here.
- */
-static int kc_all_show(struct seq_file *m, void *unused)
-{
-	struct kc_hist_snap *snap;
-	unsigned int i;
-
-	snap = kmalloc(sizeof(*snap), GFP_KERNEL);
-	if (!snap)
-		return -ENOMEM;
-	for (i = 0; i < ARRAY_SIZE(kc_maps); i++) {
-		const struct kc_map *map = &kc_maps[i];
-
-		if (!map->is_hist) {
-			u64 v = kc_counter_read(map->index);
-
-			if (v)
-				seq_printf(m, "%s: %llu\n", map->name, v);
-			continue;
-		}
-		kc_hist_snapshot(map->index, snap);
-		if (!snap->count)
-			continue;
-		/* bpftrace's header line ends in ": " before the newline. */
-		seq_printf(m, "%s: ", map->name);
-		seq_putc(m, '\n');
-		kc_render_hist(snap->slots, kc_seq_emit, m);
-		seq_putc(m, '\n');
-	}
-	kfree(snap);
+	kc_show_counters(m);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(kc_all);
-
-static void kc_probe_info(unsigned int i, struct kc_probe_info *info)
-{
-	unsigned int nk = kc_kretprobes_count();
-
-	if (i < nk)
-		kc_kretprobe_info(i, info);
-	else
-		kc_tracepoint_info(i - nk, info);
-}
-
-static unsigned int kc_nr_probes(void)
-{
-	return kc_kretprobes_count() + kc_tracepoints_count();
-}
-
-/* "attached", "absent", "error -22"... */
-static const char *kc_probe_state_str(const struct kc_probe_info *info,
-				      char *buf, size_t len)
-{
-	if (info->state != KC_PROBE_ERROR)
-		return kc_probe_state_name(info->state);
-	snprintf(buf, len, "error %d", info->err);
-	return buf;
-}
+DEFINE_SHOW_ATTRIBUTE(kc_counters);
 
 static int kc_probes_show(struct seq_file *m, void *unused)
 {
-	struct kc_probe_info info;
-	struct kc_pair_stats ps;
-	char state[24];
-	unsigned int i;
-
-	seq_printf(m, "%-20s %-10s %-28s %-10s %12s %8s\n", "metric", "kind",
-		   "symbol", "state", "hits", "missed");
-	for (i = 0; i < kc_nr_probes(); i++) {
-		kc_probe_info(i, &info);
-		seq_printf(m, "%-20s %-10s %-28s %-10s %12llu %8llu\n",
-			   kc_metric_name(info.metric), info.kind, info.symbol,
-			   kc_probe_state_str(&info, state, sizeof(state)),
-			   info.hits, info.missed);
-	}
-	kc_pairs_stats(&ps);
-	seq_printf(m, "pairs: %u of %u in use, %llu dropped, %llu aged out\n",
-		   ps.used, ps.capacity, ps.dropped, ps.aged);
+	kc_show_probes(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kc_probes);
 
-static void kc_raw_hist(struct seq_file *m, unsigned int metric,
-			struct kc_hist_snap *snap)
+static int kc_checks_show(struct seq_file *m, void *unused)
 {
-	bool first = true;
-	unsigned int i;
-
-	kc_hist_snapshot(metric, snap);
-	seq_printf(m, "hist\t%s\t%llu\t%llu\t%llu\t", kc_metric_name(metric),
-		   snap->count, snap->sum, snap->max);
-	for (i = 0; i < KC_NR_SLOTS; i++) {
-		if (!snap->slots[i])
-			continue;
-		seq_printf(m, "%s%u:%llu", first ? "" : ",", i, snap->slots[i]);
-		first = false;
-	}
-	seq_puts(m, first ? "-\n" : "\n");
-}
-
-static int kc_raw_show(struct seq_file *m, void *unused)
-{
-	struct kc_hist_snap *snap;
-	struct kc_probe_info info;
-	struct kc_pair_stats ps;
-	char filter[256];
-	char state[24];
-	unsigned int i;
-
-	snap = kmalloc(sizeof(*snap), GFP_KERNEL);
-	if (!snap)
-		return -ENOMEM;
-	kc_filter_format(filter, sizeof(filter));
-	seq_printf(m, "%s %d\n", KC_RAW_MAGIC, KC_RAW_VERSION);
-	seq_printf(m, "unit\t%s\n", kc_unit_name());
-	seq_printf(m, "enabled\t%d\n", READ_ONCE(kc_enabled));
-	seq_printf(m, "filter\t%s\n", filter);
-	seq_printf(m, "slots\t%d\n", KC_NR_SLOTS);
-	for (i = 0; i < KC_NR_METRICS; i++)
-		kc_raw_hist(m, i, snap);
-	for (i = 0; i < KC_NR_COUNTERS; i++)
-		seq_printf(m, "counter\t%s\t%llu\n", kc_counter_name(i),
-			   kc_counter_read(i));
-	for (i = 0; i < kc_nr_probes(); i++) {
-		kc_probe_info(i, &info);
-		seq_printf(m, "probe\t%s\t%s\t%s\t%s\t%llu\t%llu\n",
-			   kc_metric_name(info.metric), info.kind, info.symbol,
-			   kc_probe_state_str(&info, state, sizeof(state)),
-			   info.hits, info.missed);
-	}
-	kc_pairs_stats(&ps);
-	seq_printf(m, "pairs\t%u\t%u\t%llu\t%llu\n", ps.capacity, ps.used,
-		   ps.dropped, ps.aged);
-	kfree(snap);
+	kc_show_checks(m);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(kc_raw);
+DEFINE_SHOW_ATTRIBUTE(kc_checks);
+
+#define KC_WRITE_MAX	256
+
+/* Copies a write into @buf as a string without its trailing newline. */
+static int kc_read_write(const char __user *ubuf, size_t count, char *buf)
+{
+	if (!count || count >= KC_WRITE_MAX)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (buf[count - 1] == '\n')
+		buf[count - 1] = '\0';
+	return 0;
+}
+
+/* "0" or "1", nothing else: kstrtobool would take "yes" and "on" too. */
+static int kc_parse_bit(const char *buf, bool *bit)
+{
+	unsigned int v;
+
+	if (kstrtouint(buf, 10, &v) || v > 1)
+		return -EINVAL;
+	*bit = v;
+	return 0;
+}
+
+static int kc_filter_show(struct seq_file *m, void *unused)
+{
+	char buf[KC_FILTER_MAX_NAMES * TASK_COMM_LEN];
+
+	kc_filter_format(buf, sizeof(buf));
+	seq_printf(m, "%s\n", buf);
+	return 0;
+}
+
+static int kc_filter_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, kc_filter_show, NULL);
+}
+
+static ssize_t kc_filter_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	char buf[KC_WRITE_MAX];
+	int err;
+
+	err = kc_read_write(ubuf, count, buf);
+	if (!err)
+		err = kc_filter_set(buf);
+	return err ? err : count;
+}
+
+static const struct file_operations kc_filter_fops = {
+	.owner = THIS_MODULE,
+	.open = kc_filter_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = kc_filter_write,
+};
+
+static int kc_enable_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%d\n", READ_ONCE(kc_enabled));
+	return 0;
+}
+
+static int kc_enable_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, kc_enable_show, NULL);
+}
+
+static ssize_t kc_enable_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	char buf[KC_WRITE_MAX];
+	bool on;
+	int err;
+
+	err = kc_read_write(ubuf, count, buf);
+	if (!err)
+		err = kc_parse_bit(buf, &on);
+	if (err)
+		return err;
+	mutex_lock(&kc_control_lock);
+	WRITE_ONCE(kc_enabled, on);
+	mutex_unlock(&kc_control_lock);
+	return count;
+}
+
+static const struct file_operations kc_enable_fops = {
+	.owner = THIS_MODULE,
+	.open = kc_enable_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = kc_enable_write,
+};
+
+/* "1": from now on, every count starts from zero. */
+static ssize_t kc_reset_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	char buf[KC_WRITE_MAX];
+	bool on;
+	int err;
+
+	err = kc_read_write(ubuf, count, buf);
+	if (!err)
+		err = kc_parse_bit(buf, &on);
+	if (err || !on)
+		return -EINVAL;
+	mutex_lock(&kc_control_lock);
+	kc_hist_reset();
+	kc_kretprobes_reset();
+	kc_tracepoints_reset();
+	mutex_unlock(&kc_control_lock);
+	return count;
+}
+
+static const struct file_operations kc_reset_fops = {
+	.owner = THIS_MODULE,
+	.write = kc_reset_write,
+	.llseek = noop_llseek,
+};
 
 int kc_debugfs_init(void)
 {
-	kc_maps_init();
+	struct dentry *hist;
+	unsigned int i;
+
+	kc_render_init();
 	kc_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	if (IS_ERR_OR_NULL(kc_dir))
 		return kc_dir ? PTR_ERR(kc_dir) : -ENODEV;
 	debugfs_create_file("all", 0400, kc_dir, NULL, &kc_all_fops);
+	debugfs_create_file("summary", 0400, kc_dir, NULL, &kc_summary_fops);
+	debugfs_create_file("counters", 0400, kc_dir, NULL, &kc_counters_fops);
 	debugfs_create_file("probes", 0400, kc_dir, NULL, &kc_probes_fops);
+	debugfs_create_file("checks", 0400, kc_dir, NULL, &kc_checks_fops);
 	debugfs_create_file("raw", 0400, kc_dir, NULL, &kc_raw_fops);
+	debugfs_create_file("filter", 0600, kc_dir, NULL, &kc_filter_fops);
+	debugfs_create_file("enable", 0600, kc_dir, NULL, &kc_enable_fops);
+	debugfs_create_file("reset", 0200, kc_dir, NULL, &kc_reset_fops);
+	hist = debugfs_create_dir("hist", kc_dir);
+	for (i = 0; i < KC_NR_METRICS; i++)
+		debugfs_create_file(kc_metric_name(i), 0400, hist,
+				    (void *)(uintptr_t)i, &kc_hist_fops);
 	return 0;
 }
 

@@ -7,13 +7,12 @@
  * the VMM. "*" matches every task. The filter is read in probe context under
  * RCU and replaced as a whole, never edited in place.
  */
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "kvmchurn.h"
-
-#define KC_FILTER_MAX_NAMES	8
 
 struct kc_filter {
 	struct rcu_head rcu;
@@ -23,8 +22,13 @@ struct kc_filter {
 };
 
 static struct kc_filter __rcu *kc_filter;
+static DEFINE_MUTEX(kc_filter_lock);	/* serializes writers */
 
-/* Parses "a b,c" into @f; -EINVAL on an empty list, too many or too long names. */
+/*
+ * Parses "a b,c" into @f. -EINVAL on an empty list, a name of 16 characters
+ * or more (a comm has at most 15), more than KC_FILTER_MAX_NAMES names, or
+ * "*" together with names.
+ */
 static int kc_filter_parse(const char *spec, struct kc_filter *f)
 {
 	const char *p = spec;
@@ -44,7 +48,9 @@ static int kc_filter_parse(const char *spec, struct kc_filter *f)
 		memcpy(f->names[f->nr++], p, len);
 		p += len;
 	}
-	return f->nr ? 0 : -EINVAL;
+	if (!f->nr || (f->all && f->nr > 1))
+		return -EINVAL;
+	return 0;
 }
 
 bool kc_filter_match(struct task_struct *t)
@@ -70,6 +76,18 @@ bool kc_filter_match(struct task_struct *t)
 	return match;
 }
 
+bool kc_filter_all(void)
+{
+	const struct kc_filter *f;
+	bool all;
+
+	rcu_read_lock();
+	f = rcu_dereference(kc_filter);
+	all = f && f->all;
+	rcu_read_unlock();
+	return all;
+}
+
 int kc_filter_format(char *buf, size_t len)
 {
 	const struct kc_filter *f;
@@ -85,9 +103,10 @@ int kc_filter_format(char *buf, size_t len)
 	return n;
 }
 
-int kc_filter_init(const char *spec)
+/* Replaces the filter as a whole; on error the old one stays. */
+int kc_filter_set(const char *spec)
 {
-	struct kc_filter *f;
+	struct kc_filter *f, *old;
 	int err;
 
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
@@ -98,8 +117,16 @@ int kc_filter_init(const char *spec)
 		kfree(f);
 		return err;
 	}
-	rcu_assign_pointer(kc_filter, f);
+	mutex_lock(&kc_filter_lock);
+	old = rcu_replace_pointer(kc_filter, f, lockdep_is_held(&kc_filter_lock));
+	mutex_unlock(&kc_filter_lock);
+	kfree_rcu(old, rcu);
 	return 0;
+}
+
+int kc_filter_init(const char *spec)
+{
+	return kc_filter_set(spec);
 }
 
 void kc_filter_exit(void)

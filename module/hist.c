@@ -6,11 +6,14 @@
  * operations: no lock and no shared cache line in probe context. Readers sum
  * the CPUs. The slot layout is kvmchurn_abi.h's.
  *
- * The per-CPU maximum carries the reset generation in its top bits, so a
- * reset never writes another CPU's memory: a maximum from an older
- * generation is simply not counted.
+ * A reset never writes a probe's counters: it records the sums at that
+ * moment as a baseline that readers subtract (per-CPU counters only grow, so
+ * a later sum is never below it). The per-CPU maximum carries the reset
+ * generation in its top bits instead: one from an older generation is not
+ * counted.
  */
 #include <linux/atomic.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 
@@ -26,9 +29,15 @@ struct kc_hist_cpu {
 	u64 max;		/* generation << 48 | value */
 };
 
-static struct kc_hist_cpu __percpu *kc_hists;	/* [KC_NR_METRICS] */
+/* One allocation a metric: the per-CPU allocator caps one at 32 KiB. */
+static struct kc_hist_cpu __percpu *kc_hists[KC_NR_METRICS];
 static u64 __percpu *kc_counters;		/* [KC_NR_COUNTERS] */
 static atomic_t kc_max_gen = ATOMIC_INIT(0);
+
+/* The sums at the last reset; readers and reset hold kc_baseline_lock. */
+static struct kc_hist_snap *kc_base_hists;	/* [KC_NR_METRICS] */
+static u64 kc_base_counters[KC_NR_COUNTERS];
+static DEFINE_MUTEX(kc_baseline_lock);
 
 static inline u64 kc_max_pack(u64 value)
 {
@@ -39,7 +48,7 @@ static inline u64 kc_max_pack(u64 value)
 
 void kc_hist_record(enum kc_metric m, u64 value)
 {
-	struct kc_hist_cpu __percpu *h = kc_hists + m;
+	struct kc_hist_cpu __percpu *h = kc_hists[m];
 	u64 new = kc_max_pack(value);
 	u64 old;
 
@@ -64,7 +73,8 @@ void kc_count(enum kc_counter c)
 	this_cpu_inc(kc_counters[c]);
 }
 
-void kc_hist_snapshot(enum kc_metric m, struct kc_hist_snap *snap)
+/* The sums over all CPUs since the module was loaded. */
+static void kc_hist_sum(enum kc_metric m, struct kc_hist_snap *snap)
 {
 	u64 gen = (u16)atomic_read(&kc_max_gen);
 	unsigned int i;
@@ -72,7 +82,7 @@ void kc_hist_snapshot(enum kc_metric m, struct kc_hist_snap *snap)
 
 	memset(snap, 0, sizeof(*snap));
 	for_each_possible_cpu(cpu) {
-		const struct kc_hist_cpu *h = per_cpu_ptr(kc_hists + m, cpu);
+		const struct kc_hist_cpu *h = per_cpu_ptr(kc_hists[m], cpu);
 		u64 max = READ_ONCE(h->max);
 
 		for (i = 0; i < KC_NR_SLOTS; i++)
@@ -84,7 +94,7 @@ void kc_hist_snapshot(enum kc_metric m, struct kc_hist_snap *snap)
 	}
 }
 
-u64 kc_counter_read(enum kc_counter c)
+static u64 kc_counter_sum(enum kc_counter c)
 {
 	u64 sum = 0;
 	int cpu;
@@ -94,26 +104,85 @@ u64 kc_counter_read(enum kc_counter c)
 	return sum;
 }
 
+/* Since the last reset. */
+void kc_hist_snapshot(enum kc_metric m, struct kc_hist_snap *snap)
+{
+	const struct kc_hist_snap *base = &kc_base_hists[m];
+	unsigned int i;
+
+	mutex_lock(&kc_baseline_lock);
+	kc_hist_sum(m, snap);
+	for (i = 0; i < KC_NR_SLOTS; i++)
+		snap->slots[i] -= base->slots[i];
+	snap->count -= base->count;
+	snap->sum -= base->sum;
+	mutex_unlock(&kc_baseline_lock);
+}
+
+u64 kc_counter_read(enum kc_counter c)
+{
+	u64 v;
+
+	mutex_lock(&kc_baseline_lock);
+	v = kc_counter_sum(c) - kc_base_counters[c];
+	mutex_unlock(&kc_baseline_lock);
+	return v;
+}
+
+void kc_hist_reset(void)
+{
+	unsigned int i;
+
+	mutex_lock(&kc_baseline_lock);
+	atomic_inc(&kc_max_gen);
+	for (i = 0; i < KC_NR_METRICS; i++)
+		kc_hist_sum(i, &kc_base_hists[i]);
+	for (i = 0; i < KC_NR_COUNTERS; i++)
+		kc_base_counters[i] = kc_counter_sum(i);
+	mutex_unlock(&kc_baseline_lock);
+}
+
+static void kc_hists_free(void)
+{
+	unsigned int m;
+
+	for (m = 0; m < KC_NR_METRICS; m++) {
+		free_percpu(kc_hists[m]);
+		kc_hists[m] = NULL;
+	}
+}
+
 int kc_hist_init(void)
 {
-	kc_hists = __alloc_percpu(sizeof(struct kc_hist_cpu) * KC_NR_METRICS,
-				  __alignof__(struct kc_hist_cpu));
-	if (!kc_hists)
+	unsigned int m;
+
+	kc_base_hists = kcalloc(KC_NR_METRICS, sizeof(*kc_base_hists),
+				GFP_KERNEL);
+	if (!kc_base_hists)
 		return -ENOMEM;
+	for (m = 0; m < KC_NR_METRICS; m++) {
+		kc_hists[m] = alloc_percpu(struct kc_hist_cpu);
+		if (!kc_hists[m])
+			goto err_hists;
+	}
 	kc_counters = __alloc_percpu(sizeof(u64) * KC_NR_COUNTERS,
 				     __alignof__(u64));
-	if (!kc_counters) {
-		free_percpu(kc_hists);
-		kc_hists = NULL;
-		return -ENOMEM;
-	}
+	if (!kc_counters)
+		goto err_hists;
 	return 0;
+
+err_hists:
+	kc_hists_free();
+	kfree(kc_base_hists);
+	kc_base_hists = NULL;
+	return -ENOMEM;
 }
 
 void kc_hist_exit(void)
 {
 	free_percpu(kc_counters);
-	free_percpu(kc_hists);
+	kc_hists_free();
+	kfree(kc_base_hists);
 	kc_counters = NULL;
-	kc_hists = NULL;
+	kc_base_hists = NULL;
 }

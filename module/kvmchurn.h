@@ -11,7 +11,7 @@
 
 #include "kvmchurn_abi.h"
 
-/* main.c: module parameters, read in probe context. */
+/* main.c: module parameters and controls read in probe context. */
 extern bool kc_enabled;
 extern bool kc_unit_ns;
 
@@ -19,7 +19,7 @@ extern bool kc_unit_ns;
 u64 kc_to_unit(u64 ns);
 const char *kc_unit_name(void);
 
-/* hist.c: per-CPU histograms and counters. */
+/* hist.c: per-CPU histograms and counters, and the reset baseline. */
 struct kc_hist_snap {
 	u64 count;
 	u64 sum;
@@ -33,17 +33,29 @@ void kc_hist_record(enum kc_metric m, u64 value);
 void kc_count(enum kc_counter c);
 void kc_hist_snapshot(enum kc_metric m, struct kc_hist_snap *snap);
 u64 kc_counter_read(enum kc_counter c);
+void kc_hist_reset(void);
 
 /* filter.c: which processes are traced, by thread-group leader comm. */
+#define KC_FILTER_MAX_NAMES	8
+
 int kc_filter_init(const char *spec);
 void kc_filter_exit(void);
+int kc_filter_set(const char *spec);
 bool kc_filter_match(struct task_struct *t);
+bool kc_filter_all(void);
 int kc_filter_format(char *buf, size_t len);
 
 /* pairs.c: the preallocated table that pairs a start event with its end. */
 enum kc_pair_kind {
-	KC_PAIR_EXIT,		/* leader pid at sched_process_exit */
+	KC_PAIR_SIGNAL,		/* tgid -> first fatal signal delivery */
+	KC_PAIR_EXIT,		/* leader pid -> sched_process_exit */
+	KC_PAIR_RECLAIM_DIRECT,	/* pid -> direct reclaim begin */
+	KC_PAIR_RECLAIM_MEMCG,	/* pid -> memcg reclaim begin */
+	KC_PAIR_VM,		/* struct kvm * of a traced VMM */
 };
+
+enum kc_pair_result { KC_PAIR_ADDED, KC_PAIR_EXISTS, KC_PAIR_FULL };
+enum kc_pair_op { KC_PAIR_PEEK, KC_PAIR_CLAIM, KC_PAIR_TAKE };
 
 struct kc_pair_stats {
 	unsigned int capacity;
@@ -54,14 +66,17 @@ struct kc_pair_stats {
 
 int kc_pairs_init(unsigned int capacity);
 void kc_pairs_exit(void);
-void kc_pair_insert(enum kc_pair_kind kind, u32 key, u64 ts);
-bool kc_pair_take(enum kc_pair_kind kind, u32 key, u64 *ts);
+enum kc_pair_result kc_pair_add(enum kc_pair_kind kind, u64 id, u64 ts,
+				bool replace);
+bool kc_pair_get(enum kc_pair_kind kind, u64 id, enum kc_pair_op op, u64 *ts);
 void kc_pairs_stats(struct kc_pair_stats *st);
+unsigned int kc_pairs_count(enum kc_pair_kind kind);
 
 /* probes.c and tracepoints.c: what the `probes` file lists. */
 enum kc_probe_state {
 	KC_PROBE_OFF,
 	KC_PROBE_ATTACHED,
+	KC_PROBE_WAITING,	/* its module is not loaded */
 	KC_PROBE_ABSENT,
 	KC_PROBE_ERROR,
 };
@@ -69,7 +84,7 @@ enum kc_probe_state {
 struct kc_probe_info {
 	enum kc_metric metric;
 	const char *kind;
-	const char *symbol;
+	char symbol[64];
 	enum kc_probe_state state;
 	int err;
 	u64 hits;
@@ -86,7 +101,22 @@ void kc_tracepoints_exit(void);
 unsigned int kc_tracepoints_count(void);
 void kc_tracepoint_info(unsigned int i, struct kc_probe_info *info);
 
+/* Hits and misses are counted from the last reset. */
+void kc_kretprobes_reset(void);
+void kc_tracepoints_reset(void);
 const char *kc_probe_state_name(enum kc_probe_state state);
+
+/* render.c: the text of the read-only files. */
+struct seq_file;
+void kc_show_hist(struct seq_file *m, enum kc_metric metric,
+		  struct kc_hist_snap *snap);
+void kc_show_all(struct seq_file *m, struct kc_hist_snap *snap);
+void kc_show_summary(struct seq_file *m, struct kc_hist_snap *snap);
+void kc_show_counters(struct seq_file *m);
+void kc_show_probes(struct seq_file *m);
+void kc_show_checks(struct seq_file *m);
+void kc_show_raw(struct seq_file *m, struct kc_hist_snap *snap);
+void kc_render_init(void);
 
 /* debugfs.c: the files under /sys/kernel/debug/kvmchurn. */
 int kc_debugfs_init(void);

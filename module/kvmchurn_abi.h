@@ -24,26 +24,85 @@
 
 /* The metrics, in the seed script's reading order. */
 enum kc_metric {
+	/* create path: once per VM */
+	KC_M_KVM_CREATE_VM,
+	KC_M_IRQBYPASS_REGISTER,
+	/* exit path, after the VMM is signalled */
+	KC_M_SIGNAL_TO_EXIT,
 	KC_M_EXIT_TO_REAP,
+	KC_M_EXIT_FILES,
 	KC_M_EXIT_MMAP,
+	KC_M_KVM_VM_RELEASE,
+	KC_M_KVM_DESTROY_VM,
+	KC_M_KVM_DESTROY_VCPUS,
+	KC_M_STAGE2_DESTROY,
+	KC_M_KVM_MMU_TEARDOWN,
+	KC_M_IRQBYPASS_UNREGISTER,
+	/* reclaim stalls, on either path */
+	KC_M_RECLAIM_DIRECT,
+	KC_M_RECLAIM_MEMCG,
 	KC_NR_METRICS
+};
+
+/* The three groups of the seed's reading guide, by their first metric. */
+enum kc_group {
+	KC_G_CREATE,
+	KC_G_EXIT,
+	KC_G_RECLAIM,
+	KC_NR_GROUPS
 };
 
 struct kc_metric_desc {
 	const char *name;
 	const char *seed;	/* the seed's map name after "@us_" */
 	const char *span;	/* what starts and ends the interval */
+	enum kc_group group;
 };
 
 static inline const struct kc_metric_desc *kc_metric_desc(unsigned int m)
 {
 	static const struct kc_metric_desc descs[KC_NR_METRICS] = {
+		[KC_M_KVM_CREATE_VM] = { "kvm_create_vm", "kvm_create_vm",
+			"KVM_CREATE_VM ioctl entry -> return", KC_G_CREATE },
+		[KC_M_IRQBYPASS_REGISTER] = { "irqbypass_register",
+			"irqbypass[register]",
+			"irq_bypass_register_consumer() entry -> return",
+			KC_G_CREATE },
+		[KC_M_SIGNAL_TO_EXIT] = { "signal_to_exit", "signal_to_exit",
+			"first SIGTERM/SIGKILL delivery -> leader sched_process_exit",
+			KC_G_EXIT },
 		[KC_M_EXIT_TO_REAP] = { "exit_to_reap", "exit_to_reap",
-			"leader sched_process_exit -> sched_process_free" },
+			"leader sched_process_exit -> sched_process_free",
+			KC_G_EXIT },
+		[KC_M_EXIT_FILES] = { "exit_files", "exit_files",
+			"exit_files() that drops the last reference, entry -> return",
+			KC_G_EXIT },
 		[KC_M_EXIT_MMAP] = { "exit_mmap", "exit_mmap",
-			"exit_mmap() entry -> return" },
+			"exit_mmap() entry -> return", KC_G_EXIT },
+		[KC_M_KVM_VM_RELEASE] = { "kvm_vm_release", "kvm_vm_release",
+			"kvm_vm_release() entry -> return", KC_G_EXIT },
+		[KC_M_KVM_DESTROY_VM] = { "kvm_destroy_vm", "kvm_destroy_vm",
+			"kvm_destroy_vm() entry -> return", KC_G_EXIT },
+		[KC_M_KVM_DESTROY_VCPUS] = { "kvm_destroy_vcpus",
+			"kvm_destroy_vcpus",
+			"kvm_destroy_vcpus() entry -> return", KC_G_EXIT },
+		[KC_M_STAGE2_DESTROY] = { "stage2_destroy", "stage2_destroy",
+			"kvm_pgtable_stage2_destroy() entry -> return", KC_G_EXIT },
+		[KC_M_KVM_MMU_TEARDOWN] = { "kvm_mmu_teardown",
+			"kvm_mmu_teardown",
+			"kvm_arch_flush_shadow_all() entry -> return", KC_G_EXIT },
+		[KC_M_IRQBYPASS_UNREGISTER] = { "irqbypass_unregister",
+			"irqbypass[unregister]",
+			"irq_bypass_unregister_consumer() entry -> return (kworker)",
+			KC_G_EXIT },
+		[KC_M_RECLAIM_DIRECT] = { "reclaim_direct", "reclaim_direct",
+			"mm_vmscan_direct_reclaim_begin -> _end, same task",
+			KC_G_RECLAIM },
+		[KC_M_RECLAIM_MEMCG] = { "reclaim_memcg", "reclaim_memcg",
+			"mm_vmscan_memcg_reclaim_begin -> _end, same task",
+			KC_G_RECLAIM },
 	};
-	static const struct kc_metric_desc unknown = { "?", "?", "?" };
+	static const struct kc_metric_desc unknown = { "?", "?", "?", 0 };
 
 	return m < KC_NR_METRICS ? &descs[m] : &unknown;
 }
@@ -58,21 +117,39 @@ static inline const char *kc_metric_seed(unsigned int m)
 	return kc_metric_desc(m)->seed;
 }
 
-/* Event counters, printed as the seed's @n_<name>. */
+/* Event counters, printed as the seed's @n_<seed name>. */
 enum kc_counter {
+	KC_C_SIGTERM,
+	KC_C_SIGKILL,
 	KC_C_EXIT,
 	KC_C_REAP,
+	KC_C_IRQBYPASS_REGISTER,
+	KC_C_IRQBYPASS_UNREGISTER,
 	KC_NR_COUNTERS
 };
 
 static inline const char *kc_counter_name(unsigned int c)
 {
 	static const char *const names[KC_NR_COUNTERS] = {
+		[KC_C_SIGTERM] = "sigterm",
+		[KC_C_SIGKILL] = "sigkill",
 		[KC_C_EXIT] = "exit",
 		[KC_C_REAP] = "reap",
+		[KC_C_IRQBYPASS_REGISTER] = "irqbypass_register",
+		[KC_C_IRQBYPASS_UNREGISTER] = "irqbypass_unregister",
 	};
 
 	return c < KC_NR_COUNTERS ? names[c] : "?";
+}
+
+/* The seed's map name after "@n_": irqbypass counters are one keyed map. */
+static inline const char *kc_counter_seed(unsigned int c)
+{
+	if (c == KC_C_IRQBYPASS_REGISTER)
+		return "irqbypass[register]";
+	if (c == KC_C_IRQBYPASS_UNREGISTER)
+		return "irqbypass[unregister]";
+	return kc_counter_name(c);
 }
 
 /*
@@ -122,6 +199,59 @@ static inline unsigned int kc_plain_of_slot(unsigned int slot)
 	if (slot < KC_SUBS)
 		return 2;
 	return (slot - KC_SUBS) / KC_SUBS + 3;
+}
+
+/* First value past @slot (the last slot ends at U64_MAX). */
+static inline __u64 kc_slot_end(unsigned int slot)
+{
+	return slot + 1 < KC_NR_SLOTS ? kc_slot_lo(slot + 1) : ~0ULL;
+}
+
+/* Percentile from the slots alone (see kc_percentile()). */
+static inline __u64 kc_percentile_slots(const __u64 *slots, __u64 count,
+					unsigned int permille)
+{
+	__u64 rank, seen = 0, d, k;
+	unsigned int s;
+
+	if (!count)
+		return 0;
+	/* The smallest rank r with r >= count * permille / 1000, at least 1. */
+	rank = (count * permille + 999) / 1000;
+	if (!rank)
+		rank = 1;
+	for (s = 0; s < KC_NR_SLOTS; s++) {
+		__u64 lo, width;
+
+		if (!slots[s] || seen + slots[s] < rank) {
+			seen += slots[s];
+			continue;
+		}
+		lo = kc_slot_lo(s);
+		if (s < KC_SUBS)
+			return lo;
+		/* lo + width * k / d, without overflow (no 128-bit division). */
+		width = kc_slot_end(s) - lo;
+		k = rank - seen;
+		d = slots[s] + 1;
+		return lo + width / d * k + width % d * k / d;
+	}
+	return kc_slot_lo(KC_NR_SLOTS - 1);
+}
+
+/*
+ * The value below which @permille of the @count values in @slots lie,
+ * interpolated linearly inside its slot and never above @max, the largest
+ * value seen. Slots 0-3 hold one value each; above, a slot is a quarter of a
+ * power of two wide, so the result is within 25 % of the true value
+ * (documented in Documentation/ABI.rst).
+ */
+static inline __u64 kc_percentile(const __u64 *slots, __u64 count,
+				  unsigned int permille, __u64 max)
+{
+	__u64 v = kc_percentile_slots(slots, count, permille);
+
+	return v > max ? max : v;
 }
 
 /* bpftrace's hist_index_label(): 1, 2, ..., 512, 1K, ..., 512K, 1M, ... */

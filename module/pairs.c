@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pairs.c - pairs a start event with its end event (leader exit -> free),
+ * pairs.c - pairs a start event with its end event (signal -> exit -> free,
+ * reclaim begin -> end) and remembers which VMs belong to traced processes,
  * without allocating in probe context.
  *
  * The table is allocated once at load time: buckets of KC_PAIR_WAYS entries,
@@ -15,7 +16,6 @@
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 
 #include "kvmchurn.h"
@@ -24,8 +24,10 @@
 #define KC_PAIR_MAX_AGE		(600ULL * NSEC_PER_SEC)
 
 struct kc_pair {
-	u64 key;		/* kind << 32 | id; 0 when free */
+	u64 id;
 	u64 ts;
+	u32 kind;		/* enum kc_pair_kind + 1; 0 when free */
+	u32 claimed;
 };
 
 struct kc_pair_bucket {
@@ -39,80 +41,116 @@ static unsigned int kc_bucket_bits;
 static atomic64_t kc_pairs_dropped = ATOMIC64_INIT(0);
 static atomic64_t kc_pairs_aged = ATOMIC64_INIT(0);
 
-/* Kind 0 is valid, so keys are offset by one to keep 0 meaning "free". */
-static inline u64 kc_pair_key(enum kc_pair_kind kind, u32 id)
+static inline struct kc_pair_bucket *kc_pair_bucket(u32 kind, u64 id)
 {
-	return ((u64)kind + 1) << 32 | id;
-}
+	u64 h = id ^ ((u64)kind << 56);
 
-static inline struct kc_pair_bucket *kc_pair_bucket(u64 key)
-{
 	/* hash_64() cannot give 0 bits: a one-bucket table has no hash. */
-	return &kc_buckets[kc_bucket_bits ? hash_64(key, kc_bucket_bits) : 0];
+	return &kc_buckets[kc_bucket_bits ? hash_64(h, kc_bucket_bits) : 0];
 }
 
-void kc_pair_insert(enum kc_pair_kind kind, u32 id, u64 ts)
+static struct kc_pair *kc_pair_find(struct kc_pair_bucket *b, u32 kind, u64 id)
 {
-	u64 key = kc_pair_key(kind, id);
-	struct kc_pair_bucket *b = kc_pair_bucket(key);
-	struct kc_pair *slot = NULL, *oldest = NULL;
-	unsigned long flags;
 	unsigned int i;
 
-	raw_spin_lock_irqsave(&b->lock, flags);
+	for (i = 0; i < KC_PAIR_WAYS; i++)
+		if (b->ways[i].kind == kind && b->ways[i].id == id)
+			return &b->ways[i];
+	return NULL;
+}
+
+/* A free way, or the oldest one if it is stale; NULL when the bucket is full. */
+static struct kc_pair *kc_pair_room(struct kc_pair_bucket *b, u64 now)
+{
+	struct kc_pair *oldest = NULL;
+	unsigned int i;
+
 	for (i = 0; i < KC_PAIR_WAYS; i++) {
 		struct kc_pair *e = &b->ways[i];
 
-		/* A key that is still there (pid reused) is overwritten. */
-		if (e->key == key) {
-			slot = e;
-			break;
-		}
-		if (!e->key && !slot)
-			slot = e;
-		else if (e->key && (!oldest || e->ts < oldest->ts))
+		if (!e->kind)
+			return e;
+		if (!oldest || e->ts < oldest->ts)
 			oldest = e;
 	}
-	if (!slot && oldest && ts - oldest->ts > KC_PAIR_MAX_AGE) {
+	if (oldest && now - oldest->ts > KC_PAIR_MAX_AGE) {
 		atomic64_inc(&kc_pairs_aged);
-		slot = oldest;
+		oldest->kind = 0;
 		WRITE_ONCE(b->used, b->used - 1);
+		return oldest;
 	}
-	if (slot) {
-		if (slot->key != key)
-			WRITE_ONCE(b->used, b->used + 1);
-		slot->key = key;
-		slot->ts = ts;
-	} else {
-		atomic64_inc(&kc_pairs_dropped);
-	}
-	raw_spin_unlock_irqrestore(&b->lock, flags);
+	return NULL;
 }
 
-bool kc_pair_take(enum kc_pair_kind kind, u32 id, u64 *ts)
+static void kc_pair_fill(struct kc_pair_bucket *b, struct kc_pair *e, u32 kind,
+			 u64 id, u64 ts)
 {
-	u64 key = kc_pair_key(kind, id);
-	struct kc_pair_bucket *b = kc_pair_bucket(key);
-	unsigned long flags;
-	bool found = false;
-	unsigned int i;
+	e->kind = kind;
+	e->id = id;
+	e->ts = ts;
+	e->claimed = 0;
+	WRITE_ONCE(b->used, b->used + 1);
+}
 
-	/* Most calls (every task freed on the host) find an empty bucket. */
+static void kc_pair_free(struct kc_pair_bucket *b, struct kc_pair *e)
+{
+	e->kind = 0;
+	WRITE_ONCE(b->used, b->used - 1);
+}
+
+enum kc_pair_result kc_pair_add(enum kc_pair_kind kind, u64 id, u64 ts,
+				bool replace)
+{
+	struct kc_pair_bucket *b = kc_pair_bucket(kind + 1, id);
+	enum kc_pair_result res = KC_PAIR_ADDED;
+	struct kc_pair *e;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&b->lock, flags);
+	e = kc_pair_find(b, kind + 1, id);
+	if (e && !replace) {
+		res = KC_PAIR_EXISTS;
+	} else if (e) {
+		e->ts = ts;
+		e->claimed = 0;
+	} else {
+		e = kc_pair_room(b, ts);
+		if (e) {
+			kc_pair_fill(b, e, kind + 1, id, ts);
+		} else {
+			atomic64_inc(&kc_pairs_dropped);
+			res = KC_PAIR_FULL;
+		}
+	}
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+	return res;
+}
+
+/*
+ * Looks an entry up. With KC_PAIR_TAKE it is removed; with KC_PAIR_CLAIM it
+ * stays but a second claim fails. Returns whether it was there (and, for a
+ * claim, not yet claimed), and its time in *ts if @ts is not NULL.
+ */
+bool kc_pair_get(enum kc_pair_kind kind, u64 id, enum kc_pair_op op, u64 *ts)
+{
+	struct kc_pair_bucket *b = kc_pair_bucket(kind + 1, id);
+	unsigned long flags;
+	struct kc_pair *e;
+	bool found;
+
+	/* Most lookups (every task freed on the host) find an empty bucket. */
 	if (!READ_ONCE(b->used))
 		return false;
 
 	raw_spin_lock_irqsave(&b->lock, flags);
-	for (i = 0; i < KC_PAIR_WAYS; i++) {
-		struct kc_pair *e = &b->ways[i];
-
-		if (e->key == key) {
-			*ts = e->ts;
-			e->key = 0;
-			WRITE_ONCE(b->used, b->used - 1);
-			found = true;
-			break;
-		}
-	}
+	e = kc_pair_find(b, kind + 1, id);
+	found = e && !(op == KC_PAIR_CLAIM && e->claimed);
+	if (found && ts)
+		*ts = e->ts;
+	if (found && op == KC_PAIR_TAKE)
+		kc_pair_free(b, e);
+	else if (found && op == KC_PAIR_CLAIM)
+		e->claimed = 1;
 	raw_spin_unlock_irqrestore(&b->lock, flags);
 	return found;
 }
@@ -127,6 +165,25 @@ void kc_pairs_stats(struct kc_pair_stats *st)
 		st->used += READ_ONCE(kc_buckets[i].used);
 	st->dropped = atomic64_read(&kc_pairs_dropped);
 	st->aged = atomic64_read(&kc_pairs_aged);
+}
+
+/* Entries of one kind: the checks compare exits with reaps still to come. */
+unsigned int kc_pairs_count(enum kc_pair_kind kind)
+{
+	unsigned int i, w, n = 0, nr = 1U << kc_bucket_bits;
+
+	for (i = 0; i < nr; i++) {
+		struct kc_pair_bucket *b = &kc_buckets[i];
+		unsigned long flags;
+
+		if (!READ_ONCE(b->used))
+			continue;
+		raw_spin_lock_irqsave(&b->lock, flags);
+		for (w = 0; w < KC_PAIR_WAYS; w++)
+			n += b->ways[w].kind == kind + 1;
+		raw_spin_unlock_irqrestore(&b->lock, flags);
+	}
+	return n;
 }
 
 int kc_pairs_init(unsigned int capacity)

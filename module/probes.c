@@ -1,40 +1,183 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * probes.c - the kretprobes: one per timed kernel function.
+ * probes.c - the kretprobes: one per timed kernel function, and the module
+ * notifier that attaches those in kvm and irqbypass when they load after
+ * kvmchurn and detaches them before they unload.
  *
  * The entry handler applies the filter and keeps the start time in the
  * instance's own data (data_size), so nothing is shared between concurrent
  * calls; returning non-zero from it skips the instance, so a call that does
  * not match costs one filter test. The return handler only records.
  */
+#include <linux/fdtable.h>
 #include <linux/kprobes.h>
+#include <linux/kvm.h>
+#include <linux/kvm_host.h>
+#include <linux/kvm_irqfd.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/ptrace.h>
 #include <linux/timekeeping.h>
 
 #include "compat.h"
 #include "kvmchurn.h"
 
+struct kc_kret;
+
+/* Decides at entry whether this call is timed (true) or skipped. */
+typedef bool (*kc_want_fn)(struct kc_kret *k, struct kretprobe_instance *ri,
+			   struct pt_regs *regs);
+/* Runs at return after the time is recorded. */
+typedef void (*kc_done_fn)(struct kretprobe_instance *ri);
+
 struct kc_kret {
 	enum kc_metric metric;
 	const char *function;
-	char symbol[64];		/* the one attached, or the last tried */
+	const char *module;	/* the module that holds it on this kernel */
+	kc_want_fn want;
+	kc_done_fn done;
+	/* state, under kc_probes_lock */
+	char symbol[64];	/* the one attached, or the one tried */
 	enum kc_probe_state state;
 	int err;
 	u64 __percpu *hits;
+	u64 missed_before;	/* nmissed of earlier attachments */
+	u64 base_hits, base_missed;	/* at the last reset */
 	struct kretprobe rp;
 };
 
 struct kc_kret_data {
 	u64 start;
+	unsigned long arg;
 };
 
-/* Where GCC cloned a function, only the clone has a symbol. */
-static const char *const kc_clone_suffixes[] = {
-	"", ".isra.0", ".constprop.0", ".part.0",
-};
+static unsigned int kc_maxactive;
+static DEFINE_MUTEX(kc_probes_lock);
+
+/* KVM and the irqbypass manager are modules on Debian x86, built in on arm64. */
+#define KC_KVM_MODULE	(IS_MODULE(CONFIG_KVM) ? "kvm" : NULL)
+#define KC_IRQBYPASS_MODULE \
+	(IS_MODULE(CONFIG_IRQ_BYPASS_MANAGER) ? "irqbypass" : NULL)
+
+static bool kc_want_traced(struct kc_kret *k, struct kretprobe_instance *ri,
+			   struct pt_regs *regs)
+{
+	return kc_filter_match(current);
+}
+
+/* kvm_dev_ioctl(filp, ioctl, arg): only KVM_CREATE_VM, as the seed does. */
+static bool kc_want_create_vm(struct kc_kret *k, struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	return regs_get_kernel_argument(regs, 1) == KVM_CREATE_VM &&
+	       kc_filter_match(current);
+}
+
+/*
+ * kvm_irqfd(kvm, args): not timed. It marks the VM as a traced process's,
+ * so that its irqfds' unregister, which runs in a kworker, can be counted.
+ */
+static bool kc_want_irqfd(struct kc_kret *k, struct kretprobe_instance *ri,
+			  struct pt_regs *regs)
+{
+	if (kc_filter_match(current))
+		kc_pair_add(KC_PAIR_VM, regs_get_kernel_argument(regs, 0),
+			    ktime_get_ns(), true);
+	return false;
+}
+
+/* kvm_vm_release(inode, filp): the VM is forgotten when its fd is released. */
+static bool kc_want_vm_release(struct kc_kret *k, struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	struct file *filp = (struct file *)regs_get_kernel_argument(regs, 1);
+	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
+
+	if (!kc_filter_match(current))
+		return false;
+	d->arg = (unsigned long)filp->private_data;
+	return true;
+}
+
+static void kc_done_vm_release(struct kretprobe_instance *ri)
+{
+	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
+
+	kc_pair_get(KC_PAIR_VM, d->arg, KC_PAIR_TAKE, NULL);
+}
+
+/*
+ * exit_files(tsk) runs in every exiting thread, but only the one that drops
+ * the last reference to a shared fd table closes the files: time that one.
+ */
+static bool kc_want_exit_files(struct kc_kret *k, struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	struct files_struct *files = READ_ONCE(current->files);
+
+	return files && atomic_read(&files->count) == 1 &&
+	       kc_filter_match(current);
+}
+
+static void kc_done_register(struct kretprobe_instance *ri)
+{
+	kc_count(KC_C_IRQBYPASS_REGISTER);
+}
+
+/*
+ * irq_bypass_unregister_consumer(consumer) runs in a kworker: count it when
+ * the filter is "*", as the seed does, or when its irqfd's VM was marked by
+ * kvm_irqfd() in a traced process. KVM's irqfds are the only consumers.
+ */
+static bool kc_want_unregister(struct kc_kret *k, struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	struct irq_bypass_consumer *cons;
+	struct kvm_kernel_irqfd *irqfd;
+
+	if (kc_filter_all())
+		return true;
+	cons = (struct irq_bypass_consumer *)regs_get_kernel_argument(regs, 0);
+	irqfd = container_of(cons, struct kvm_kernel_irqfd, consumer);
+	return kc_pair_get(KC_PAIR_VM, (unsigned long)READ_ONCE(irqfd->kvm),
+			   KC_PAIR_PEEK, NULL);
+}
+
+static void kc_done_unregister(struct kretprobe_instance *ri)
+{
+	kc_count(KC_C_IRQBYPASS_UNREGISTER);
+}
+
+#define KC_KRET(m, fn, mod) \
+	{ .metric = (m), .function = (fn), .module = (mod), \
+	  .want = kc_want_traced }
 
 static struct kc_kret kc_krets[] = {
-	{ .metric = KC_M_EXIT_MMAP, .function = "exit_mmap" },
+	{ .metric = KC_M_KVM_CREATE_VM, .function = "kvm_dev_ioctl",
+	  .module = KC_KVM_MODULE, .want = kc_want_create_vm },
+	{ .metric = KC_M_IRQBYPASS_REGISTER,
+	  .function = "irq_bypass_register_consumer",
+	  .module = KC_IRQBYPASS_MODULE, .want = kc_want_traced,
+	  .done = kc_done_register },
+	KC_KRET(KC_M_EXIT_MMAP, "exit_mmap", NULL),
+	{ .metric = KC_M_EXIT_FILES, .function = "exit_files",
+	  .want = kc_want_exit_files },
+	{ .metric = KC_M_KVM_VM_RELEASE, .function = "kvm_vm_release",
+	  .module = KC_KVM_MODULE, .want = kc_want_vm_release,
+	  .done = kc_done_vm_release },
+	KC_KRET(KC_M_KVM_DESTROY_VM, "kvm_destroy_vm", KC_KVM_MODULE),
+	KC_KRET(KC_M_KVM_DESTROY_VCPUS, "kvm_destroy_vcpus", KC_KVM_MODULE),
+	KC_KRET(KC_M_STAGE2_DESTROY, "kvm_pgtable_stage2_destroy",
+		KC_KVM_MODULE),
+	KC_KRET(KC_M_KVM_MMU_TEARDOWN, "kvm_arch_flush_shadow_all",
+		KC_KVM_MODULE),
+	{ .metric = KC_M_IRQBYPASS_UNREGISTER, .function = "kvm_irqfd",
+	  .module = KC_KVM_MODULE, .want = kc_want_irqfd },
+	{ .metric = KC_M_IRQBYPASS_UNREGISTER,
+	  .function = "irq_bypass_unregister_consumer",
+	  .module = KC_IRQBYPASS_MODULE, .want = kc_want_unregister,
+	  .done = kc_done_unregister },
 };
 
 static int kc_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -43,7 +186,7 @@ static int kc_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 
 	this_cpu_inc(*k->hits);
-	if (!READ_ONCE(kc_enabled) || !kc_filter_match(current))
+	if (!READ_ONCE(kc_enabled) || !k->want(k, ri, regs))
 		return 1;
 	d->start = ktime_get_ns();
 	return 0;
@@ -57,12 +200,20 @@ static int kc_kret_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 
 	kc_hist_record(k->metric, kc_to_unit(ktime_get_ns() - d->start));
+	if (k->done)
+		k->done(ri);
 	return 0;
 }
 
 NOKPROBE_SYMBOL(kc_kret_return);
 
-static void kc_kret_attach(struct kc_kret *k, unsigned int maxactive)
+/* Where GCC cloned a function, only the clone has a symbol. */
+static const char *const kc_clone_suffixes[] = {
+	"", ".isra.0", ".constprop.0", ".part.0",
+};
+
+/* Tries each name of @k's function; the result is in k->state. */
+static int kc_kret_attach(struct kc_kret *k)
 {
 	unsigned int i;
 	int err = -ENOENT;
@@ -75,42 +226,132 @@ static void kc_kret_attach(struct kc_kret *k, unsigned int maxactive)
 		k->rp.entry_handler = kc_kret_entry;
 		k->rp.handler = kc_kret_return;
 		k->rp.data_size = sizeof(struct kc_kret_data);
-		k->rp.maxactive = maxactive;
+		k->rp.maxactive = kc_maxactive;
 		err = register_kretprobe(&k->rp);
 		if (err != -ENOENT)
 			break;
 	}
-	k->err = err;
 	/* Absent under every name: show the function's own name. */
 	if (err == -ENOENT)
 		strscpy(k->symbol, k->function, sizeof(k->symbol));
+	k->err = err;
 	if (!err)
 		k->state = KC_PROBE_ATTACHED;
 	else if (err == -ENOENT)
 		k->state = KC_PROBE_ABSENT;
 	else
 		k->state = KC_PROBE_ERROR;
+	return err;
+}
+
+static void kc_kret_detach(struct kc_kret *k, enum kc_probe_state state)
+{
+	if (k->state == KC_PROBE_ATTACHED) {
+		unregister_kretprobe(&k->rp);
+		/* nmissed goes with the probe: keep what it counted. */
+		k->missed_before += k->rp.nmissed;
+	}
+	k->state = state;
+}
+
+/*
+ * A module's probes are attached together. Whether the module is loaded is
+ * told by the probes themselves: if none of its functions can be found, it
+ * is not (kallsyms and find_module() are not exported to modules).
+ */
+static void kc_attach_module(const char *module)
+{
+	bool loaded = false;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kc_krets); i++) {
+		struct kc_kret *k = &kc_krets[i];
+
+		if (k->state == KC_PROBE_ATTACHED ||
+		    (module ? !k->module || strcmp(k->module, module) : !!k->module))
+			continue;
+		if (kc_kret_attach(k) != -ENOENT)
+			loaded = true;
+	}
+	for (i = 0; i < ARRAY_SIZE(kc_krets); i++) {
+		struct kc_kret *k = &kc_krets[i];
+
+		if (k->module && module && !strcmp(k->module, module) &&
+		    k->state == KC_PROBE_ABSENT && !loaded)
+			k->state = KC_PROBE_WAITING;
+		else if (k->state == KC_PROBE_ERROR)
+			pr_warn("%s: cannot probe %s: error %d\n",
+				kc_metric_name(k->metric), k->symbol, k->err);
+	}
+}
+
+static int kc_module_event(struct notifier_block *nb, unsigned long action,
+			   void *data)
+{
+	struct module *mod = data;
+	unsigned int i;
+
+	if (action != MODULE_STATE_LIVE && action != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&kc_probes_lock);
+	for (i = 0; i < ARRAY_SIZE(kc_krets); i++) {
+		struct kc_kret *k = &kc_krets[i];
+
+		if (!k->module || strcmp(k->module, mod->name))
+			continue;
+		if (action == MODULE_STATE_GOING) {
+			kc_kret_detach(k, KC_PROBE_WAITING);
+			continue;
+		}
+		/* LIVE: try once, below, for the whole module. */
+		if (k->state != KC_PROBE_ATTACHED)
+			k->state = KC_PROBE_OFF;
+	}
+	if (action == MODULE_STATE_LIVE)
+		kc_attach_module(mod->name);
+	mutex_unlock(&kc_probes_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kc_module_nb = {
+	.notifier_call = kc_module_event,
+};
+
+static void kc_kretprobes_free(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kc_krets); i++) {
+		free_percpu(kc_krets[i].hits);
+		kc_krets[i].hits = NULL;
+	}
 }
 
 int kc_kretprobes_init(unsigned int maxactive)
 {
 	unsigned int i;
+	int err;
 
+	kc_maxactive = maxactive;
 	for (i = 0; i < ARRAY_SIZE(kc_krets); i++) {
 		kc_krets[i].hits = alloc_percpu(u64);
 		if (!kc_krets[i].hits) {
-			kc_kretprobes_exit();
+			kc_kretprobes_free();
 			return -ENOMEM;
 		}
 	}
-	/* A probe that cannot attach is reported in `probes`, not fatal. */
-	for (i = 0; i < ARRAY_SIZE(kc_krets); i++) {
-		kc_kret_attach(&kc_krets[i], maxactive);
-		if (kc_krets[i].state != KC_PROBE_ATTACHED)
-			pr_warn("%s: cannot probe %s: error %d\n",
-				kc_metric_name(kc_krets[i].metric),
-				kc_krets[i].symbol, kc_krets[i].err);
+	/* First, so that a module loading meanwhile is not missed. */
+	err = register_module_notifier(&kc_module_nb);
+	if (err) {
+		kc_kretprobes_free();
+		return err;
 	}
+	mutex_lock(&kc_probes_lock);
+	kc_attach_module(NULL);
+	kc_attach_module("kvm");
+	kc_attach_module("irqbypass");
+	mutex_unlock(&kc_probes_lock);
+	/* A probe that cannot attach is reported in `probes`, not fatal. */
 	return 0;
 }
 
@@ -118,15 +359,12 @@ void kc_kretprobes_exit(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(kc_krets); i++) {
-		struct kc_kret *k = &kc_krets[i];
-
-		if (k->state == KC_PROBE_ATTACHED)
-			unregister_kretprobe(&k->rp);
-		k->state = KC_PROBE_OFF;
-		free_percpu(k->hits);
-		k->hits = NULL;
-	}
+	unregister_module_notifier(&kc_module_nb);
+	mutex_lock(&kc_probes_lock);
+	for (i = 0; i < ARRAY_SIZE(kc_krets); i++)
+		kc_kret_detach(&kc_krets[i], KC_PROBE_OFF);
+	mutex_unlock(&kc_probes_lock);
+	kc_kretprobes_free();
 }
 
 unsigned int kc_kretprobes_count(void)
@@ -134,21 +372,55 @@ unsigned int kc_kretprobes_count(void)
 	return ARRAY_SIZE(kc_krets);
 }
 
+static u64 kc_kret_hits(const struct kc_kret *k)
+{
+	u64 hits = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		hits += *per_cpu_ptr(k->hits, cpu);
+	return hits;
+}
+
+/* Misses since load: this attachment's and those of earlier ones. */
+static u64 kc_kret_missed(const struct kc_kret *k)
+{
+	u64 missed = k->missed_before;
+
+	/* Written by the kprobe core without a lock: a counter, read once. */
+	if (k->state == KC_PROBE_ATTACHED)
+		missed += READ_ONCE(k->rp.nmissed);
+	return missed;
+}
+
 void kc_kretprobe_info(unsigned int i, struct kc_probe_info *info)
 {
 	const struct kc_kret *k = &kc_krets[i];
-	int cpu;
 
+	mutex_lock(&kc_probes_lock);
 	info->metric = k->metric;
 	info->kind = "kretprobe";
-	info->symbol = k->symbol[0] ? k->symbol : k->function;
+	strscpy(info->symbol, k->symbol[0] ? k->symbol : k->function,
+		sizeof(info->symbol));
 	info->state = k->state;
 	info->err = k->err;
-	info->hits = 0;
-	for_each_possible_cpu(cpu)
-		info->hits += *per_cpu_ptr(k->hits, cpu);
-	/* Written by the kprobe core without a lock; a counter, read once. */
-	info->missed = k->state == KC_PROBE_ATTACHED ? READ_ONCE(k->rp.nmissed) : 0;
+	info->hits = kc_kret_hits(k) - k->base_hits;
+	info->missed = kc_kret_missed(k) - k->base_missed;
+	mutex_unlock(&kc_probes_lock);
+}
+
+void kc_kretprobes_reset(void)
+{
+	unsigned int i;
+
+	mutex_lock(&kc_probes_lock);
+	for (i = 0; i < ARRAY_SIZE(kc_krets); i++) {
+		struct kc_kret *k = &kc_krets[i];
+
+		k->base_hits = kc_kret_hits(k);
+		k->base_missed = kc_kret_missed(k);
+	}
+	mutex_unlock(&kc_probes_lock);
 }
 
 const char *kc_probe_state_name(enum kc_probe_state state)
@@ -156,6 +428,8 @@ const char *kc_probe_state_name(enum kc_probe_state state)
 	switch (state) {
 	case KC_PROBE_ATTACHED:
 		return "attached";
+	case KC_PROBE_WAITING:
+		return "waiting for module";
 	case KC_PROBE_ABSENT:
 		return "absent";
 	case KC_PROBE_ERROR:

@@ -1,29 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tracepoints.c - the tracepoint probes: exit_to_reap, from a leader's
- * sched_process_exit to its sched_process_free.
+ * tracepoints.c - the tracepoint probes: signal_to_exit, exit_to_reap and
+ * the reclaim stalls, each a start event paired with its end event through
+ * the pairing table, and the signal and exit counters.
  *
  * Tracepoints are found by name with for_each_kernel_tracepoint() and
  * attached with tracepoint_probe_register(). A probe is registered as a
  * void *, so each one's prototype is checked here at build time against the
  * kernel's own register_trace_<name>() inline.
  */
-#include <linux/build_bug.h>
 #include <linux/percpu.h>
 #include <linux/sched/signal.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <trace/events/sched.h>
+#include <trace/events/signal.h>
+#include <trace/events/vmscan.h>
 
 #include "compat.h"
 #include "kvmchurn.h"
-
-/* Fails the build if @probe does not have the type that @event expects. */
-#define KC_TP_TYPECHECK(event, probe)					\
-	static_assert(__builtin_types_compatible_p(			\
-		typeof(register_trace_##event) *,			\
-		int (*)(typeof(probe) *, void *)),			\
-		"prototype of " #probe " does not match " #event)
 
 struct kc_tp {
 	const char *name;
@@ -33,38 +28,101 @@ struct kc_tp {
 	enum kc_probe_state state;
 	int err;
 	u64 __percpu *hits;
+	u64 base_hits;
 };
 
+static void kc_tp_signal_deliver(void *data, int sig,
+				 struct kernel_siginfo *info,
+				 struct k_sigaction *ka);
 static void kc_tp_sched_process_exit(KC_SCHED_PROCESS_EXIT_PROTO);
 static void kc_tp_sched_process_free(void *data, struct task_struct *p);
+static void kc_tp_direct_begin(KC_RECLAIM_BEGIN_PROTO);
+static void kc_tp_direct_end(KC_RECLAIM_END_PROTO);
+static void kc_tp_memcg_begin(KC_RECLAIM_BEGIN_PROTO);
+static void kc_tp_memcg_end(KC_RECLAIM_END_PROTO);
 
+KC_TP_TYPECHECK(signal_deliver, kc_tp_signal_deliver);
 KC_TP_TYPECHECK(sched_process_exit, kc_tp_sched_process_exit);
 KC_TP_TYPECHECK(sched_process_free, kc_tp_sched_process_free);
+KC_TP_TYPECHECK(mm_vmscan_direct_reclaim_begin, kc_tp_direct_begin);
+KC_TP_TYPECHECK(mm_vmscan_direct_reclaim_end, kc_tp_direct_end);
+KC_TP_TYPECHECK_MEMCG(mm_vmscan_memcg_reclaim_begin, kc_tp_memcg_begin);
+KC_TP_TYPECHECK_MEMCG(mm_vmscan_memcg_reclaim_end, kc_tp_memcg_end);
 
-enum { KC_TP_SCHED_PROCESS_EXIT, KC_TP_SCHED_PROCESS_FREE, KC_NR_TPS };
+enum {
+	KC_TP_SIGNAL_DELIVER,
+	KC_TP_SCHED_PROCESS_EXIT,
+	KC_TP_SCHED_PROCESS_FREE,
+	KC_TP_DIRECT_BEGIN,
+	KC_TP_DIRECT_END,
+	KC_TP_MEMCG_BEGIN,
+	KC_TP_MEMCG_END,
+	KC_NR_TPS
+};
+
+#define KC_TP(id, tp_name, m, fn) \
+	[id] = { .name = tp_name, .metric = (m), .probe = (fn) }
 
 static struct kc_tp kc_tps[KC_NR_TPS] = {
-	[KC_TP_SCHED_PROCESS_EXIT] = {
-		.name = "sched_process_exit",
-		.metric = KC_M_EXIT_TO_REAP,
-		.probe = kc_tp_sched_process_exit,
-	},
-	[KC_TP_SCHED_PROCESS_FREE] = {
-		.name = "sched_process_free",
-		.metric = KC_M_EXIT_TO_REAP,
-		.probe = kc_tp_sched_process_free,
-	},
+	KC_TP(KC_TP_SIGNAL_DELIVER, "signal_deliver", KC_M_SIGNAL_TO_EXIT,
+	      kc_tp_signal_deliver),
+	KC_TP(KC_TP_SCHED_PROCESS_EXIT, "sched_process_exit",
+	      KC_M_EXIT_TO_REAP, kc_tp_sched_process_exit),
+	KC_TP(KC_TP_SCHED_PROCESS_FREE, "sched_process_free",
+	      KC_M_EXIT_TO_REAP, kc_tp_sched_process_free),
+	KC_TP(KC_TP_DIRECT_BEGIN, "mm_vmscan_direct_reclaim_begin",
+	      KC_M_RECLAIM_DIRECT, kc_tp_direct_begin),
+	KC_TP(KC_TP_DIRECT_END, "mm_vmscan_direct_reclaim_end",
+	      KC_M_RECLAIM_DIRECT, kc_tp_direct_end),
+	KC_TP(KC_TP_MEMCG_BEGIN, "mm_vmscan_memcg_reclaim_begin",
+	      KC_M_RECLAIM_MEMCG, kc_tp_memcg_begin),
+	KC_TP(KC_TP_MEMCG_END, "mm_vmscan_memcg_reclaim_end",
+	      KC_M_RECLAIM_MEMCG, kc_tp_memcg_end),
 };
+
+static inline void kc_tp_hit(unsigned int id)
+{
+	this_cpu_inc(*kc_tps[id].hits);
+}
+
+/*
+ * The first SIGTERM or SIGKILL delivered to a traced process starts
+ * signal_to_exit. A fatal signal reaches every thread as SIGKILL, and so
+ * does the process's own exit_group(): only a group that dies from a signal
+ * (group_exit_code holds its number) was signalled. A default-action SIGTERM
+ * is fatal, so it is seen, and counted, as SIGKILL.
+ */
+static void kc_tp_signal_deliver(void *data, int sig,
+				 struct kernel_siginfo *info,
+				 struct k_sigaction *ka)
+{
+	kc_tp_hit(KC_TP_SIGNAL_DELIVER);
+	if ((sig != SIGKILL && sig != SIGTERM) || !READ_ONCE(kc_enabled) ||
+	    !kc_filter_match(current))
+		return;
+	if (sig == SIGKILL && !(READ_ONCE(current->signal->group_exit_code) & 0x7f))
+		return;
+	if (kc_pair_add(KC_PAIR_SIGNAL, current->tgid, ktime_get_ns(), false) !=
+	    KC_PAIR_ADDED)
+		return;
+	kc_count(sig == SIGKILL ? KC_C_SIGKILL : KC_C_SIGTERM);
+}
 
 /* The leader starts to exit: remember when, by pid, until it is freed. */
 static void kc_tp_sched_process_exit(KC_SCHED_PROCESS_EXIT_PROTO)
 {
-	this_cpu_inc(*kc_tps[KC_TP_SCHED_PROCESS_EXIT].hits);
+	u64 now, start;
+
+	kc_tp_hit(KC_TP_SCHED_PROCESS_EXIT);
 	if (!READ_ONCE(kc_enabled) || !thread_group_leader(p) ||
 	    !kc_filter_match(p))
 		return;
+	now = ktime_get_ns();
 	kc_count(KC_C_EXIT);
-	kc_pair_insert(KC_PAIR_EXIT, p->pid, ktime_get_ns());
+	/* The signal entry stays until the free, so later threads are not first. */
+	if (kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_CLAIM, &start))
+		kc_hist_record(KC_M_SIGNAL_TO_EXIT, kc_to_unit(now - start));
+	kc_pair_add(KC_PAIR_EXIT, p->pid, now, true);
 }
 
 /* Runs from an RCU callback for every task on the host: keep it short. */
@@ -72,13 +130,54 @@ static void kc_tp_sched_process_free(void *data, struct task_struct *p)
 {
 	u64 start;
 
-	this_cpu_inc(*kc_tps[KC_TP_SCHED_PROCESS_FREE].hits);
-	if (!kc_pair_take(KC_PAIR_EXIT, p->pid, &start))
-		return;
-	if (!READ_ONCE(kc_enabled))
+	kc_tp_hit(KC_TP_SCHED_PROCESS_FREE);
+	if (p->pid == p->tgid)
+		kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_TAKE, NULL);
+	if (!kc_pair_get(KC_PAIR_EXIT, p->pid, KC_PAIR_TAKE, &start) ||
+	    !READ_ONCE(kc_enabled))
 		return;
 	kc_count(KC_C_REAP);
 	kc_hist_record(KC_M_EXIT_TO_REAP, kc_to_unit(ktime_get_ns() - start));
+}
+
+static void kc_reclaim_begin(unsigned int id, enum kc_pair_kind kind)
+{
+	kc_tp_hit(id);
+	if (READ_ONCE(kc_enabled) && kc_filter_match(current))
+		kc_pair_add(kind, current->pid, ktime_get_ns(), true);
+}
+
+static void kc_reclaim_end(unsigned int id, enum kc_pair_kind kind,
+			   enum kc_metric metric)
+{
+	u64 start;
+
+	kc_tp_hit(id);
+	if (kc_pair_get(kind, current->pid, KC_PAIR_TAKE, &start) &&
+	    READ_ONCE(kc_enabled))
+		kc_hist_record(metric, kc_to_unit(ktime_get_ns() - start));
+}
+
+static void kc_tp_direct_begin(KC_RECLAIM_BEGIN_PROTO)
+{
+	kc_reclaim_begin(KC_TP_DIRECT_BEGIN, KC_PAIR_RECLAIM_DIRECT);
+}
+
+static void kc_tp_direct_end(KC_RECLAIM_END_PROTO)
+{
+	kc_reclaim_end(KC_TP_DIRECT_END, KC_PAIR_RECLAIM_DIRECT,
+		       KC_M_RECLAIM_DIRECT);
+}
+
+static void kc_tp_memcg_begin(KC_RECLAIM_BEGIN_PROTO)
+{
+	kc_reclaim_begin(KC_TP_MEMCG_BEGIN, KC_PAIR_RECLAIM_MEMCG);
+}
+
+static void kc_tp_memcg_end(KC_RECLAIM_END_PROTO)
+{
+	kc_reclaim_end(KC_TP_MEMCG_END, KC_PAIR_RECLAIM_MEMCG,
+		       KC_M_RECLAIM_MEMCG);
 }
 
 static void kc_tp_lookup(struct tracepoint *tp, void *priv)
@@ -131,11 +230,11 @@ int kc_tracepoints_init(void)
 		if (!t->tp) {
 			t->state = KC_PROBE_ABSENT;
 			t->err = -ENOENT;
-		} else {
-			t->err = tracepoint_probe_register(t->tp, t->probe, NULL);
-			t->state = t->err ? KC_PROBE_ERROR : KC_PROBE_ATTACHED;
+			continue;
 		}
-		if (t->state != KC_PROBE_ATTACHED)
+		t->err = tracepoint_probe_register(t->tp, t->probe, NULL);
+		t->state = t->err ? KC_PROBE_ERROR : KC_PROBE_ATTACHED;
+		if (t->err)
 			pr_warn("%s: cannot attach to tracepoint %s: error %d\n",
 				kc_metric_name(t->metric), t->name, t->err);
 	}
@@ -147,19 +246,35 @@ unsigned int kc_tracepoints_count(void)
 	return KC_NR_TPS;
 }
 
+static u64 kc_tp_hits(const struct kc_tp *t)
+{
+	u64 hits = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		hits += *per_cpu_ptr(t->hits, cpu);
+	return hits;
+}
+
 void kc_tracepoint_info(unsigned int i, struct kc_probe_info *info)
 {
 	const struct kc_tp *t = &kc_tps[i];
-	int cpu;
 
 	info->metric = t->metric;
 	info->kind = "tracepoint";
-	info->symbol = t->name;
+	strscpy(info->symbol, t->name, sizeof(info->symbol));
 	info->state = t->state;
 	info->err = t->err;
-	info->hits = 0;
-	for_each_possible_cpu(cpu)
-		info->hits += *per_cpu_ptr(t->hits, cpu);
+	info->hits = kc_tp_hits(t) - READ_ONCE(t->base_hits);
 	/* A tracepoint probe cannot miss an event. */
 	info->missed = 0;
+}
+
+/* Called with the reset lock held (debugfs.c). */
+void kc_tracepoints_reset(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < KC_NR_TPS; i++)
+		WRITE_ONCE(kc_tps[i].base_hits, kc_tp_hits(&kc_tps[i]));
 }

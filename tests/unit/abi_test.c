@@ -232,10 +232,66 @@ static void test_render(void)
 	check(!got[0], "empty histogram renders nothing");
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Percentiles from the slots are within 25 % of the true nearest-rank ones. */
+static void test_percentile(void)
+{
+	static uint64_t vals[5000];
+	__u64 slots[KC_NR_SLOTS];
+	static const unsigned int pm[] = { 1, 500, 900, 990, 1000 };
+	int round, bad = 0;
+
+	memset(slots, 0, sizeof(slots));
+	check(kc_percentile(slots, 0, 500, 0) == 0, "percentile of nothing is 0");
+	slots[3] = 10;
+	check(kc_percentile(slots, 10, 500, 3) == 3, "small values are exact");
+	memset(slots, 0, sizeof(slots));
+	slots[kc_slot(1000)] = 1;
+	check(kc_percentile(slots, 1, 990, 1000) <= 1000, "never above the max");
+
+	srand(3);
+	for (round = 0; round < 2000; round++) {
+		int n = rand() % 5000 + 1, i, p;
+		uint64_t max = 0;
+
+		memset(slots, 0, sizeof(slots));
+		for (i = 0; i < n; i++) {
+			vals[i] = ((uint64_t)rand() << 20 ^ (uint64_t)rand()) >> (rand() % 44);
+			slots[kc_slot(vals[i])]++;
+			if (vals[i] > max)
+				max = vals[i];
+		}
+		qsort(vals, n, sizeof(vals[0]), cmp_u64);
+		for (p = 0; p < 5; p++) {
+			uint64_t rank = ((uint64_t)n * pm[p] + 999) / 1000;
+			uint64_t want = vals[(rank ? rank : 1) - 1];
+			uint64_t got = kc_percentile(slots, n, pm[p], max);
+
+			/* Same slot, so within a quarter of a power of two. */
+			if (kc_slot(got) != kc_slot(want) && got != max) {
+				if (bad++ < 5)
+					printf("# p%u of %d: got %" PRIu64 ", want %" PRIu64 "\n",
+					       pm[p], n, got, want);
+			}
+		}
+	}
+	check(!bad, "percentiles land in the true value's slot: %d do not", bad);
+}
+
 static void test_names(void)
 {
 	check(!strcmp(kc_metric_name(KC_M_EXIT_MMAP), "exit_mmap"), "metric name");
 	check(!strcmp(kc_metric_seed(KC_M_EXIT_TO_REAP), "exit_to_reap"), "seed name");
+	check(!strcmp(kc_metric_seed(KC_M_IRQBYPASS_UNREGISTER), "irqbypass[unregister]"),
+	      "keyed seed name");
+	check(!strcmp(kc_counter_seed(KC_C_IRQBYPASS_REGISTER), "irqbypass[register]"),
+	      "keyed counter name");
 	check(!strcmp(kc_metric_name(KC_NR_METRICS), "?"), "out of range name");
 	check(!strcmp(kc_counter_name(KC_C_REAP), "reap"), "counter name");
 }
@@ -245,6 +301,7 @@ int main(void)
 	test_slots();
 	test_bar_width();
 	test_render();
+	test_percentile();
 	test_names();
 	printf("abi: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -73,11 +73,13 @@ check "--comm other adds nothing to exit_mmap" [ "$(raw_field hist exit_mmap 3)"
 check "--comm other adds nothing to exit_to_reap" [ "$(raw_field hist exit_to_reap 3)" = $VMS ]
 check "--comm other adds nothing to the exit counter" [ "$(raw_field counter exit 3)" = $VMS ]
 
-for f in all probes raw; do
+# Every readable file, into the log and back to the host.
+for f in all summary counters probes checks raw filter enable $(cd "$D" && echo hist/*); do
+	[ -f "$D/$f" ] || continue
 	echo "# ---- $D/$f"
 	sed 's/^/# /' "$D/$f"
+	kvmchurn-put "module-churn/$f" "$D/$f" || not_ok "hand back $f"
 done
-for f in all probes raw; do kvmchurn-put "module-churn/$f" "$D/$f" || not_ok "hand back $f"; done
 
 check "rmmod kvmchurn" rmmod kvmchurn
 check "debugfs folder removed" [ ! -e "$D" ]
