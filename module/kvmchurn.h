@@ -52,6 +52,7 @@ enum kc_pair_kind {
 	KC_PAIR_RECLAIM_DIRECT,	/* pid -> direct reclaim begin */
 	KC_PAIR_RECLAIM_MEMCG,	/* pid -> memcg reclaim begin */
 	KC_PAIR_VM,		/* struct kvm * of a traced VMM */
+	KC_PAIR_FILES,		/* tgid -> longest exit_files() of its threads */
 };
 
 enum kc_pair_result { KC_PAIR_ADDED, KC_PAIR_EXISTS, KC_PAIR_FULL };
@@ -69,6 +70,8 @@ void kc_pairs_exit(void);
 enum kc_pair_result kc_pair_add(enum kc_pair_kind kind, u64 id, u64 ts,
 				bool replace);
 bool kc_pair_get(enum kc_pair_kind kind, u64 id, enum kc_pair_op op, u64 *ts);
+void kc_pair_max(enum kc_pair_kind kind, u64 id, u64 ts, u64 val);
+bool kc_pair_take_max(enum kc_pair_kind kind, u64 id, u64 *val);
 void kc_pairs_stats(struct kc_pair_stats *st);
 unsigned int kc_pairs_count(enum kc_pair_kind kind);
 

@@ -75,7 +75,7 @@ static inline const struct kc_metric_desc *kc_metric_desc(unsigned int m)
 			"leader sched_process_exit -> sched_process_free",
 			KC_G_EXIT },
 		[KC_M_EXIT_FILES] = { "exit_files", "exit_files",
-			"exit_files() that drops the last reference, entry -> return",
+			"longest exit_files() of the process's threads, entry -> return",
 			KC_G_EXIT },
 		[KC_M_EXIT_MMAP] = { "exit_mmap", "exit_mmap",
 			"exit_mmap() entry -> return", KC_G_EXIT },

@@ -25,7 +25,8 @@
 
 struct kc_pair {
 	u64 id;
-	u64 ts;
+	u64 ts;			/* when it was added, for ageing */
+	u64 val;		/* kc_pair_max()'s value */
 	u32 kind;		/* enum kc_pair_kind + 1; 0 when free */
 	u32 claimed;
 };
@@ -88,6 +89,7 @@ static void kc_pair_fill(struct kc_pair_bucket *b, struct kc_pair *e, u32 kind,
 	e->kind = kind;
 	e->id = id;
 	e->ts = ts;
+	e->val = 0;
 	e->claimed = 0;
 	WRITE_ONCE(b->used, b->used + 1);
 }
@@ -153,6 +155,46 @@ bool kc_pair_get(enum kc_pair_kind kind, u64 id, enum kc_pair_op op, u64 *ts)
 		e->claimed = 1;
 	raw_spin_unlock_irqrestore(&b->lock, flags);
 	return found;
+}
+
+/* Keeps the largest @val given for (@kind, @id), in an entry added at @ts. */
+void kc_pair_max(enum kc_pair_kind kind, u64 id, u64 ts, u64 val)
+{
+	struct kc_pair_bucket *b = kc_pair_bucket(kind + 1, id);
+	struct kc_pair *e;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&b->lock, flags);
+	e = kc_pair_find(b, kind + 1, id);
+	if (!e) {
+		e = kc_pair_room(b, ts);
+		if (e)
+			kc_pair_fill(b, e, kind + 1, id, ts);
+		else
+			atomic64_inc(&kc_pairs_dropped);
+	}
+	if (e && val > e->val)
+		e->val = val;
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+}
+
+/* Removes (@kind, @id) and gives its kc_pair_max() value. */
+bool kc_pair_take_max(enum kc_pair_kind kind, u64 id, u64 *val)
+{
+	struct kc_pair_bucket *b = kc_pair_bucket(kind + 1, id);
+	unsigned long flags;
+	struct kc_pair *e;
+
+	if (!READ_ONCE(b->used))
+		return false;
+	raw_spin_lock_irqsave(&b->lock, flags);
+	e = kc_pair_find(b, kind + 1, id);
+	if (e) {
+		*val = e->val;
+		kc_pair_free(b, e);
+	}
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+	return e;
 }
 
 void kc_pairs_stats(struct kc_pair_stats *st)

@@ -9,7 +9,6 @@
  * calls; returning non-zero from it skips the instance, so a call that does
  * not match costs one filter test. The return handler only records.
  */
-#include <linux/fdtable.h>
 #include <linux/kprobes.h>
 #include <linux/kvm.h>
 #include <linux/kvm_host.h>
@@ -28,8 +27,11 @@ struct kc_kret;
 /* Decides at entry whether this call is timed (true) or skipped. */
 typedef bool (*kc_want_fn)(struct kc_kret *k, struct kretprobe_instance *ri,
 			   struct pt_regs *regs);
-/* Runs at return after the time is recorded. */
-typedef void (*kc_done_fn)(struct kretprobe_instance *ri);
+/*
+ * Runs at return with the call's time in the module's unit; returns whether
+ * that time goes into the metric's histogram now.
+ */
+typedef bool (*kc_done_fn)(struct kretprobe_instance *ri, u64 value);
 
 struct kc_kret {
 	enum kc_metric metric;
@@ -100,29 +102,33 @@ static bool kc_want_vm_release(struct kc_kret *k, struct kretprobe_instance *ri,
 	return true;
 }
 
-static void kc_done_vm_release(struct kretprobe_instance *ri)
+static bool kc_done_vm_release(struct kretprobe_instance *ri, u64 value)
 {
 	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 
 	kc_pair_get(KC_PAIR_VM, d->arg, KC_PAIR_TAKE, NULL);
+	return true;
 }
 
 /*
- * exit_files(tsk) runs in every exiting thread, but only the one that drops
- * the last reference to a shared fd table closes the files: time that one.
+ * exit_files(tsk) runs in every exiting thread; only the one that drops the
+ * last reference to the shared fd table closes the files, and which one that
+ * is cannot be told at entry without a race. So each thread's time is kept
+ * in the pairing table, by process, and the longest goes into the histogram
+ * when the leader is freed (tracepoints.c): one value a process.
  */
-static bool kc_want_exit_files(struct kc_kret *k, struct kretprobe_instance *ri,
-			       struct pt_regs *regs)
+static bool kc_done_exit_files(struct kretprobe_instance *ri, u64 value)
 {
-	struct files_struct *files = READ_ONCE(current->files);
+	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 
-	return files && atomic_read(&files->count) == 1 &&
-	       kc_filter_match(current);
+	kc_pair_max(KC_PAIR_FILES, current->tgid, d->start, value);
+	return false;
 }
 
-static void kc_done_register(struct kretprobe_instance *ri)
+static bool kc_done_register(struct kretprobe_instance *ri, u64 value)
 {
 	kc_count(KC_C_IRQBYPASS_REGISTER);
+	return true;
 }
 
 /*
@@ -144,9 +150,10 @@ static bool kc_want_unregister(struct kc_kret *k, struct kretprobe_instance *ri,
 			   KC_PAIR_PEEK, NULL);
 }
 
-static void kc_done_unregister(struct kretprobe_instance *ri)
+static bool kc_done_unregister(struct kretprobe_instance *ri, u64 value)
 {
 	kc_count(KC_C_IRQBYPASS_UNREGISTER);
+	return true;
 }
 
 #define KC_KRET(m, fn, mod) \
@@ -162,7 +169,7 @@ static struct kc_kret kc_krets[] = {
 	  .done = kc_done_register },
 	KC_KRET(KC_M_EXIT_MMAP, "exit_mmap", NULL),
 	{ .metric = KC_M_EXIT_FILES, .function = "exit_files",
-	  .want = kc_want_exit_files },
+	  .want = kc_want_traced, .done = kc_done_exit_files },
 	{ .metric = KC_M_KVM_VM_RELEASE, .function = "kvm_vm_release",
 	  .module = KC_KVM_MODULE, .want = kc_want_vm_release,
 	  .done = kc_done_vm_release },
@@ -198,10 +205,10 @@ static int kc_kret_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct kc_kret *k = container_of(kc_kretprobe_of(ri), struct kc_kret, rp);
 	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
+	u64 value = kc_to_unit(ktime_get_ns() - d->start);
 
-	kc_hist_record(k->metric, kc_to_unit(ktime_get_ns() - d->start));
-	if (k->done)
-		k->done(ri);
+	if (!k->done || k->done(ri, value))
+		kc_hist_record(k->metric, value);
 	return 0;
 }
 

@@ -128,11 +128,16 @@ static void kc_tp_sched_process_exit(KC_SCHED_PROCESS_EXIT_PROTO)
 /* Runs from an RCU callback for every task on the host: keep it short. */
 static void kc_tp_sched_process_free(void *data, struct task_struct *p)
 {
-	u64 start;
+	u64 start, files;
 
 	kc_tp_hit(KC_TP_SCHED_PROCESS_FREE);
-	if (p->pid == p->tgid)
+	/* The leader goes last: its threads have all been through exit_files. */
+	if (p->pid == p->tgid) {
 		kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_TAKE, NULL);
+		if (kc_pair_take_max(KC_PAIR_FILES, p->tgid, &files) &&
+		    READ_ONCE(kc_enabled))
+			kc_hist_record(KC_M_EXIT_FILES, files);
+	}
 	if (!kc_pair_get(KC_PAIR_EXIT, p->pid, KC_PAIR_TAKE, &start) ||
 	    !READ_ONCE(kc_enabled))
 		return;
