@@ -16,7 +16,8 @@
 #define KVMCHURN_VERSION "unknown"
 #endif
 
-#define KC_DEFAULT_DIR "/sys/kernel/debug/kvmchurn"
+#define KC_DEBUGFS "/sys/kernel/debug"	/* where debugfs is mounted */
+#define KC_DEFAULT_DIR KC_DEBUGFS "/kvmchurn"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -24,11 +25,13 @@
  * Exit status of every command. `kvmchurn --help` prints the same list
  * (kc_exit_codes[] in main.c); keep the two in step.
  *
- *   0  KC_EXIT_OK            success
- *   1  KC_EXIT_FAILURES      failures during the run: some VMs failed, or the
- *                            run was interrupted
- *   2  KC_EXIT_CANNOT_START  cannot start: no KVM device, the first VM was
- *                            refused, ...
+ *   0  KC_EXIT_OK            success; check: every check passed
+ *   1  KC_EXIT_FAILURES      load: some VMs failed, or the run was
+ *                            interrupted; check: a check warns
+ *   2  KC_EXIT_CANNOT_START  cannot start or cannot read: no KVM device, the
+ *                            first VM was refused, the module is not loaded,
+ *                            debugfs is not mounted, not root, a raw file
+ *                            this client cannot read, a control write refused
  *  64  KC_EXIT_USAGE         usage error (EX_USAGE of <sysexits.h>)
  */
 enum kc_exit {
@@ -54,11 +57,37 @@ struct kc_command {
 const struct kc_command *kc_find_command(const char *name);
 void kc_print_main_usage(FILE *f);
 
-/* Commands: argv[0] is the command's name. */
-int cmd_help(int argc, char *argv[], const struct kc_global *g);
+/* Commands, one a file: argv[0] is the command's name. */
+int cmd_show(int argc, char *argv[], const struct kc_global *g);
+int cmd_summary(int argc, char *argv[], const struct kc_global *g);
+int cmd_watch(int argc, char *argv[], const struct kc_global *g);
+int cmd_check(int argc, char *argv[], const struct kc_global *g);
+int cmd_probes(int argc, char *argv[], const struct kc_global *g);
+int cmd_filter(int argc, char *argv[], const struct kc_global *g);
+int cmd_reset(int argc, char *argv[], const struct kc_global *g);
+int cmd_enable(int argc, char *argv[], const struct kc_global *g);
+int cmd_disable(int argc, char *argv[], const struct kc_global *g);
+int cmd_snapshot(int argc, char *argv[], const struct kc_global *g);
+int cmd_diff(int argc, char *argv[], const struct kc_global *g);
+int cmd_export(int argc, char *argv[], const struct kc_global *g);
+int cmd_dump(int argc, char *argv[], const struct kc_global *g);
 int cmd_load(int argc, char *argv[], const struct kc_global *g);
-extern const char help_usage[];
+int cmd_help(int argc, char *argv[], const struct kc_global *g);
+extern const char show_usage[];
+extern const char summary_usage[];
+extern const char watch_usage[];
+extern const char check_usage[];
+extern const char probes_usage[];
+extern const char filter_usage[];
+extern const char reset_usage[];
+extern const char enable_usage[];
+extern const char disable_usage[];
+extern const char snapshot_usage[];
+extern const char diff_usage[];
+extern const char export_usage[];
+extern const char dump_usage[];
 extern const char load_usage[];
+extern const char help_usage[];
 
 /*
  * opt.c: option parsing, the same for the global options and every command.
@@ -101,6 +130,17 @@ bool kc_parse_ulong(const char *s, unsigned long min, unsigned long max,
 /* util.c */
 uint64_t kc_now_ns(void);		/* CLOCK_MONOTONIC */
 void kc_json_string(FILE *f, const char *s);
+/* Colour on stdout: a terminal, NO_COLOR unset or empty, TERM not dumb. */
+bool kc_colour(void);
+/* The whole of @fd into a malloc()ed buffer; -1 and errno. */
+int kc_read_fd(int fd, char **text, size_t *len);
+/*
+ * Runs @write on stdout when @path is "-", else on a new file that is then
+ * renamed over @path, so that no reader sees it half written. Returns
+ * KC_EXIT_OK, or KC_EXIT_CANNOT_START after a message.
+ */
+int kc_write_output(const char *cmd, const char *path,
+		    void (*write)(FILE *f, const void *ctx), const void *ctx);
 
 /* stats.c: latency samples in ns, percentiles by nearest rank. */
 struct kc_samples {

@@ -9,6 +9,30 @@
 #include "kvmchurn.h"
 
 static const struct kc_command kc_commands[] = {
+	{ "show", cmd_show, show_usage,
+	  "histograms in bpftrace's text, in the seed's reading order" },
+	{ "summary", cmd_summary, summary_usage,
+	  "count, avg, p50, p90, p99, max and misses of every metric" },
+	{ "watch", cmd_watch, watch_usage,
+	  "every interval, each metric's count, rate, p50 and p99 in it" },
+	{ "check", cmd_check, check_usage,
+	  "the seed's END checks; exit status 1 when one warns" },
+	{ "probes", cmd_probes, probes_usage,
+	  "each probe's symbol, state, hits and misses" },
+	{ "filter", cmd_filter, filter_usage,
+	  "print or set the names of the processes traced" },
+	{ "reset", cmd_reset, reset_usage, "start every count again from zero" },
+	{ "enable", cmd_enable, enable_usage, "record again" },
+	{ "disable", cmd_disable, disable_usage,
+	  "stop recording; the probes stay attached" },
+	{ "snapshot", cmd_snapshot, snapshot_usage,
+	  "save the raw numbers for a later diff" },
+	{ "diff", cmd_diff, diff_usage,
+	  "compare two snapshots, with the seed's two estimates" },
+	{ "export", cmd_export, export_usage,
+	  "the numbers for Prometheus' node_exporter textfile collector" },
+	{ "dump", cmd_dump, dump_usage,
+	  "the numbers as tab-separated records for scripts" },
 	{ "load", cmd_load, load_usage,
 	  "create and destroy KVM VMs in the shape of a Firecracker pool" },
 	{ "help", cmd_help, help_usage, "print the usage of a command" },
@@ -18,9 +42,11 @@ static const struct {
 	int code;
 	const char *meaning;
 } kc_exit_codes[] = {
-	{ KC_EXIT_OK, "success" },
-	{ KC_EXIT_FAILURES, "failures during the run (some VMs failed, or it was interrupted)" },
-	{ KC_EXIT_CANNOT_START, "cannot start (no KVM device, the first VM refused, ...)" },
+	{ KC_EXIT_OK, "success; check: every check passed" },
+	{ KC_EXIT_FAILURES, "load: some VMs failed, or the run was interrupted; check: a check warns" },
+	{ KC_EXIT_CANNOT_START, "cannot start or read: no KVM device, the first VM refused, the\n"
+	  "      module not loaded, debugfs not mounted, not root, a raw file this\n"
+	  "      client cannot read, a control write refused" },
 	{ KC_EXIT_USAGE, "usage error" },
 };
 
@@ -38,10 +64,11 @@ void kc_print_main_usage(FILE *f)
 		   "Where the kernel spends its time when KVM VMs are created and destroyed.\n\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(kc_commands); i++)
-		fprintf(f, "  %-8s %s\n", kc_commands[i].name,
+		fprintf(f, "  %-9s %s\n", kc_commands[i].name,
 			kc_commands[i].description);
 	fprintf(f, "\nOptions:\n"
-		   "  -d DIR      the kvmchurn debugfs folder (default %s)\n"
+		   "  -d DIR      the module's debugfs folder, or any folder with its files\n"
+		   "              (default %s)\n"
 		   "  -h, --help  print this help\n"
 		   "  --version   print the version\n"
 		   "\nExit status:\n", KC_DEFAULT_DIR);

@@ -284,6 +284,58 @@ static void test_percentile(void)
 	check(!bad, "percentiles land in the true value's slot: %d do not", bad);
 }
 
+/* Known distributions, answers worked out by hand from the slot layout. */
+static void test_percentile_known(void)
+{
+	__u64 slots[KC_NR_SLOTS];
+	__u64 v;
+
+	/* 1..100: slot [48, 56) holds 48..55; rank 50 is its 3rd of 8. */
+	memset(slots, 0, sizeof(slots));
+	for (v = 1; v <= 100; v++)
+		slots[kc_slot(v)]++;
+	check(kc_percentile(slots, 100, 500, 100) == 50, "p50 of 1..100 is 50: %llu",
+	      kc_percentile(slots, 100, 500, 100));
+	check(kc_percentile(slots, 100, 900, 100) == 90, "p90 of 1..100 is 90: %llu",
+	      kc_percentile(slots, 100, 900, 100));
+	/* Rank 99 is the 4th of 5 in [96, 112): 96 + 16 * 4 / 6 = 106, then the max. */
+	check(kc_percentile_slots(slots, 100, 990) == 106, "p99 of 1..100 before the max: %llu",
+	      kc_percentile_slots(slots, 100, 990));
+	check(kc_percentile(slots, 100, 990, 100) == 100, "p99 of 1..100 is the max, 100");
+	check(kc_percentile(slots, 100, 1, 100) == 1, "p0.1 of 1..100 is 1");
+	check(kc_percentile(slots, 100, 1000, 100) == 100, "p100 of 1..100 is 100");
+
+	/* One sample: the middle of its slot, [896, 1024) for 1000. */
+	memset(slots, 0, sizeof(slots));
+	slots[kc_slot(1000)] = 1;
+	check(kc_slot(1000) == 35 && kc_percentile(slots, 1, 500, 1000) == 960,
+	      "one sample of 1000: %llu", kc_percentile(slots, 1, 500, 1000));
+	check(kc_percentile(slots, 1, 990, 900) == 900, "never above the max given");
+
+	/* Everything in bucket 0. */
+	memset(slots, 0, sizeof(slots));
+	slots[0] = 10;
+	check(kc_percentile(slots, 10, 500, 0) == 0 && kc_percentile(slots, 10, 990, 0) == 0,
+	      "all in bucket 0");
+
+	/* 0 to 7 have a slot each: exact. */
+	memset(slots, 0, sizeof(slots));
+	slots[5] = 4;
+	slots[6] = 6;
+	check(kc_percentile(slots, 10, 400, 6) == 5 && kc_percentile(slots, 10, 500, 6) == 6,
+	      "values 5 and 6 are exact");
+
+	/* The top slot, [7 << 61, U64_MAX]: its middle, without overflow. */
+	memset(slots, 0, sizeof(slots));
+	slots[KC_NR_SLOTS - 1] = 1;
+	check(kc_percentile(slots, 1, 500, ~0ULL) == 17293822569102704639ULL,
+	      "one sample in the top slot: %llu", kc_percentile(slots, 1, 500, ~0ULL));
+
+	/* Empty: 0, whatever the max. */
+	memset(slots, 0, sizeof(slots));
+	check(kc_percentile(slots, 0, 990, 12345) == 0, "empty is 0");
+}
+
 static void test_names(void)
 {
 	check(!strcmp(kc_metric_name(KC_M_EXIT_MMAP), "exit_mmap"), "metric name");
@@ -302,6 +354,7 @@ int main(void)
 	test_bar_width();
 	test_render();
 	test_percentile();
+	test_percentile_known();
 	test_names();
 	printf("abi: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

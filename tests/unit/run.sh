@@ -8,6 +8,8 @@
 #   KVMCHURN_VERSION  if set, `--version` must print exactly this version
 #   KVMCHURN_FAKEKVM  tests/unit/fakekvm.so, built from fakekvm.c: enables
 #                     the tests that run VMs against a fake /dev/kvm
+#   KVMCHURN_REGEN    if 1, rewrite the expected outputs derived from the
+#                     captured fixtures (tests/fixtures/refresh.sh does)
 #
 # One line a test, "ok - NAME" or "not ok - NAME" (with the difference as
 # "#" lines), then "N passed, N failed"; the exit status is 1 if any failed.
@@ -152,6 +154,11 @@ usage end-bogus load --end bogus
 usage n-and-t load -n 5 -t 10
 usage term-default-without-term load --term-default
 usage term-default-with-kill load --end kill --term-default
+
+# ---- the commands that read and write the module's files ------------------
+
+# shellcheck source=tests/unit/reading.sh
+. "$here/reading.sh"
 
 # ---- cannot start: exit status 2, the exact message, nothing left ---------
 

@@ -1,0 +1,753 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# shellcheck disable=SC2154 # here, client, tmp, expected, rc: run.sh's
+#
+# Sourced by run.sh: the commands that read and write the module's files, run
+# against the fixture folders of tests/fixtures (-d):
+#   ID-kill/      the module's files as the VM tier handed them back (40 VMs,
+#                 SIGKILL); refreshed by tests/fixtures/refresh.sh
+#   hand/NAME/    made by hand for what real captures lack: known
+#                 distributions, an empty module, absent probes, bad raw files
+# Against a capture the client must agree byte for byte with the module's own
+# files (all, hist/*, summary, checks, counters, filter); its other outputs
+# are compared with expected/fixtures/ID/*, which KVMCHURN_REGEN=1 rewrites
+# after a refresh. Outputs of hand fixtures are in expected/hand/, written and
+# checked by hand, never rewritten.
+
+fixtures=$(cd "$here/../fixtures" && pwd)
+hand=$fixtures/hand
+regen=${KVMCHURN_REGEN:-}
+
+# The nmissed column out: the rest is the module's summary file.
+strip_nmissed() {
+	sed -E 's/ +(nmissed|[0-9]+)(  (unit|us|ns))/\2/' "$1"
+}
+
+# in_fixtures ARGS...: the client run from tests/fixtures, so that paths in
+# its messages are the relative ones given.
+in_fixtures() {
+	(cd "$fixtures" && "$client" "$@") >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+# golden ID NAME ARGS...: `kvmchurn -d ID ARGS` must print
+# expected/fixtures/ID/NAME; with KVMCHURN_REGEN=1 that file is written.
+golden() {
+	local id=$1 name=$2 want
+
+	shift 2
+	want=$expected/fixtures/$id/$name
+	run -d "$fixtures/$id" "$@"
+	want_rc 0
+	want_same err empty
+	if [ -n "$regen" ]; then
+		mkdir -p "$(dirname "$want")"
+		cp "$tmp/out" "$want"
+	elif [ -f "$want" ]; then
+		want_same out "$want"
+	else
+		problems+=("${want#"$here"/} is missing: run tests/fixtures/refresh.sh or KVMCHURN_REGEN=1 $0")
+	fi
+	finish "$id: $name"
+}
+
+# json_ok: stdout parses as JSON (when python3 is here).
+json_ok() {
+	[ -n "$python" ] || return 0
+	"$python" -m json.tool <"$tmp/out" >/dev/null 2>&1 ||
+		problems+=("stdout is not JSON:" "$(head -c 300 "$tmp/out")")
+}
+
+# prom_ok FILE: FILE is Prometheus' text format (promtool, else promcheck.py).
+prom_ok() {
+	if command -v promtool >/dev/null; then
+		promtool check metrics <"$1" >"$tmp/prom" 2>&1 ||
+			problems+=("promtool check metrics:" "$(head -c 600 "$tmp/prom")")
+	elif [ -n "$python" ]; then
+		"$python" "$here/promcheck.py" "$1" >"$tmp/prom" 2>&1 ||
+			problems+=("not Prometheus' text format:" "$(head -c 600 "$tmp/prom")")
+	fi
+}
+
+python=$(command -v python3 || true)
+[ -n "$python" ] || echo "# python3 not found: JSON and Prometheus outputs are not parsed"
+
+# ---- every reading command against each capture ----------------------------
+
+for dir in "$fixtures"/*-kill; do
+	[ -f "$dir/raw" ] || continue
+	id=$(basename "$dir")
+
+	run -d "$dir" show --bpftrace
+	want_rc 0
+	want_same err empty
+	want_same out "$dir/all"
+	finish "$id: show --bpftrace is the module's all"
+
+	for f in "$dir"/hist/*; do
+		m=$(basename "$f")
+		run -d "$dir" show "$m"
+		want_rc 0
+		if [ -s "$f" ]; then
+			want_same out "$f"
+		else
+			grep -q '^@us_[a-z0-9_[]*]*: (no data' "$tmp/out" ||
+				problems+=("empty $m: $(head -c 200 "$tmp/out")")
+		fi
+	done
+	finish "$id: show METRIC is the module's hist/METRIC"
+
+	run -d "$dir" summary
+	want_rc 0
+	strip_nmissed "$tmp/out" >"$tmp/stripped"
+	cmp -s "$tmp/stripped" "$dir/summary" ||
+		problems+=("summary without nmissed differs from the module's:" "$(diff "$dir/summary" "$tmp/stripped" | head -10)")
+	finish "$id: summary is the module's summary, and nmissed"
+
+	run -d "$dir" check
+	if grep -q '^WARN' "$dir/checks"; then want_rc 1; else want_rc 0; fi
+	want_same out "$dir/checks"
+	finish "$id: check is the module's checks"
+
+	run -d "$dir" dump
+	want_rc 0
+	awk -F '\t' '$1 == "counter" { print $2, $3 }' "$tmp/out" >"$tmp/counters"
+	cmp -s "$tmp/counters" "$dir/counters" || problems+=("dump's counters differ from the module's")
+	# Counts: the raw file's, the dump's, and the sums of show's buckets.
+	awk -F '\t' '$1 == "hist" { print $2, $3 }' "$dir/raw" >"$tmp/raw-counts"
+	awk -F '\t' '$1 == "metric" { print $2, $3 }' "$tmp/out" >"$tmp/dump-counts"
+	cmp -s "$tmp/raw-counts" "$tmp/dump-counts" || problems+=("dump's counts are not the raw file's")
+	if [ -n "$python" ]; then
+		"$client" -d "$dir" show --json | "$python" -c '
+import json, sys
+for m in json.load(sys.stdin)["metrics"]:
+    print(m["name"], sum(b["count"] for b in m["buckets"]))' >"$tmp/bucket-counts"
+		cmp -s "$tmp/raw-counts" "$tmp/bucket-counts" ||
+			problems+=("show's buckets do not add up to the counts" "$(diff "$tmp/raw-counts" "$tmp/bucket-counts")")
+	fi
+	finish "$id: dump's counters and counts are the module's"
+
+	run -d "$dir" filter
+	want_rc 0
+	want_same out "$dir/filter"
+	finish "$id: filter is the module's filter"
+
+	golden "$id" show show
+	golden "$id" show-fine show --fine
+	golden "$id" show-ms show --unit ms
+	golden "$id" summary summary
+	golden "$id" probes probes
+	golden "$id" dump dump
+	golden "$id" export export
+
+	for cmd in show summary check probes dump filter; do
+		run -d "$dir" "$cmd" --json
+		[ "$rc" -le 1 ] || problems+=("$cmd --json: exit status $rc")
+		json_ok
+	done
+	finish "$id: --json of every reading command parses"
+
+	run -d "$dir" export --prometheus
+	want_rc 0
+	prom_ok "$tmp/out"
+	finish "$id: export is Prometheus' text format"
+done
+
+# The Prometheus checker itself must reject what is wrong.
+if [ -n "$python" ] && ! command -v promtool >/dev/null; then
+	"$client" -d "$hand/known" export |
+		sed 's/^\(kvmchurn_duration_seconds_bucket{metric="exit_mmap",le="+Inf"}\) 100$/\1 99/' >"$tmp/bad.prom"
+	"$python" "$here/promcheck.py" "$tmp/bad.prom" >/dev/null && problems+=("promcheck.py took a wrong +Inf bucket")
+	printf '# TYPE a counter\na{x="1} 3\n' >"$tmp/bad.prom"
+	"$python" "$here/promcheck.py" "$tmp/bad.prom" >/dev/null && problems+=("promcheck.py took a bad label")
+	finish "promcheck.py rejects broken files"
+fi
+
+# ---- known distributions (hand/known), answers worked out by hand ------------
+
+# p50 of 1..100 is 50, p90 90, p99 106 in its sub-bucket, clamped to max 100;
+# one value 1000 is 960, the middle of [896, 1024); ten 0s are 0; one U64_MAX
+# is the middle of the last slot, 7<<61 + (2^61 - 1) / 2.
+run -d "$hand/known" summary
+want_rc 0
+want_same out "$expected/hand/known-summary.out"
+strip_nmissed "$tmp/out" >"$tmp/stripped"
+cmp -s "$tmp/stripped" "$hand/known/summary" || problems+=("differs from hand/known/summary")
+finish "known: summary"
+
+run -d "$hand/known" show --bpftrace
+want_same out "$hand/known/all"
+finish "known: show --bpftrace is bpftrace's text, written by hand"
+
+run -d "$hand/known" show exit_mmap irqbypass_unregister
+want_same out "$expected/hand/known-show-two.out"
+finish "known: show METRIC METRIC"
+
+run -d "$hand/known" show --fine exit_mmap
+want_same out "$expected/hand/known-show-fine.out"
+finish "known: show --fine, labelled as bpftrace's hist(n, 2)"
+
+# 5 and 6 us are 5000 and 6000 ns, both in [4K, 8K); 1000 us, in
+# [896, 1024), is moved at 960 us: 0 ms.
+run -d "$hand/known" show --unit ns irqbypass_unregister
+want_same out "$expected/hand/known-show-ns.out"
+finish "known: show --unit ns"
+run -d "$hand/known" show --unit ms kvm_create_vm
+want_same out "$expected/hand/known-show-ms.out"
+finish "known: show --unit ms"
+
+run -d "$hand/known" show
+want_rc 0
+want_same out "$expected/hand/known-show.out"
+finish "known: show, grouped with titles"
+
+run -d "$hand/known" show --json exit_mmap
+want_rc 0
+want_same out "$expected/hand/known-show.json"
+json_ok
+finish "known: show --json"
+
+for args in "summary --json" "dump" "dump --json" "probes" "check --json" "export"; do
+	name=known-${args// /}
+	# shellcheck disable=SC2086 # the command and its option
+	run -d "$hand/known" $args
+	want_rc 0
+	want_same out "$expected/hand/$name.out"
+	finish "known: $args"
+done
+
+run -d "$hand/known" check
+want_rc 0
+want_same out "$hand/known/checks"
+finish "known: check"
+
+# ---- an empty module ---------------------------------------------------------
+
+run -d "$hand/empty" show --bpftrace
+want_rc 0
+want_same out empty
+finish "empty: show --bpftrace prints nothing, as the module's all"
+
+run -d "$hand/empty" show
+want_rc 0
+want_same out "$expected/hand/empty-show.out"
+finish "empty: show says no data"
+
+run -d "$hand/empty" summary
+want_rc 0
+strip_nmissed "$tmp/out" >"$tmp/stripped"
+cmp -s "$tmp/stripped" "$hand/empty/summary" || problems+=("differs from hand/empty/summary")
+finish "empty: summary"
+
+run -d "$hand/empty" check
+want_rc 0
+want_same out "$hand/empty/checks"
+finish "empty: check"
+
+run -d "$hand/empty" export
+want_rc 0
+prom_ok "$tmp/out"
+grep -q '^kvmchurn_duration_seconds_count{metric="exit_mmap"} 0$' "$tmp/out" ||
+	problems+=("no zero count for exit_mmap")
+finish "empty: export"
+
+# ---- probes absent, waiting, failed; misses, drops --------------------------
+
+run -d "$hand/absent" summary
+want_rc 0
+want_same out "$expected/hand/absent-summary.out"
+finish "absent: summary names why a metric cannot count"
+
+run -d "$hand/absent" check
+want_rc 1
+want_same out "$expected/hand/absent-check.out"
+finish "absent: check warns, exit status 1"
+
+run -d "$hand/absent" check --json
+want_rc 1
+want_same out "$expected/hand/absent-check.json"
+json_ok
+finish "absent: check --json"
+
+run -d "$hand/absent" probes
+want_rc 0
+want_same out "$expected/hand/absent-probes.out"
+finish "absent: probes"
+
+run -d "$hand/absent" show kvm_create_vm exit_files stage2_destroy exit_mmap
+want_rc 0
+want_same out "$expected/hand/absent-show.out"
+finish "absent: show says why there is no data"
+
+run -d "$hand/absent" filter --json
+want_rc 0
+printf '{"filter":["firecracker","qemu-system-x86"]}\n' >"$tmp/want"
+want_same out "$tmp/want"
+finish "absent: filter --json"
+
+run -d "$hand/absent" dump
+want_rc 0
+want_same out "$expected/hand/absent-dump.out"
+finish "absent: dump"
+
+# ---- raw files: skipped records, versions, damage ---------------------------
+
+# A newer module's records, metric, counter and field are skipped: the
+# output is that of the file without them.
+mkdir -p "$tmp/base"
+grep -v -e '^latency_budget' -e '^hist	kvm_future_metric' -e '^counter	future_counter' \
+	-e '^pairs_by_kind' "$hand/future/raw" | sed 's/	some-future-field$//' >"$tmp/base/raw"
+cmp -s "$tmp/base/raw" "$hand/future/raw" && problems+=("hand/future/raw has nothing to skip")
+for args in show "show --json" summary check probes dump export; do
+	# shellcheck disable=SC2086 # the command and its option
+	"$client" -d "$tmp/base" $args >"$tmp/want" 2>&1
+	# shellcheck disable=SC2086
+	run -d "$hand/future" $args
+	want_same out "$tmp/want"
+	want_same err empty
+done
+finish "future records are skipped"
+
+# Each reading command refuses a version it does not know, exit status 2.
+for cmd in show summary watch check probes filter dump export snapshot; do
+	in_fixtures -d hand/v2 "$cmd"
+	want_rc 2
+	want_same out empty
+	sed -i "s/^kvmchurn $cmd: /kvmchurn show: /" "$tmp/err"
+	want_same err "$expected/hand/v2.err"
+	finish "raw version 2: $cmd refuses it"
+done
+
+in_fixtures diff hand/known hand/v2
+want_rc 2
+want_same out empty
+printf "kvmchurn diff: hand/v2/raw is version 2 of the raw format, and this client reads only version 1: use the kvmchurn client of the module's release\n" >"$tmp/want"
+want_same err "$tmp/want"
+finish "raw version 2: diff refuses it"
+
+in_fixtures -d hand/truncated show
+want_rc 2
+want_same out empty
+printf 'kvmchurn show: hand/truncated/raw: line 24: cut short (no newline at its end): the file is truncated\n' >"$tmp/want"
+want_same err "$tmp/want"
+finish "truncated raw"
+
+in_fixtures -d hand/garbled summary
+want_rc 2
+want_same out empty
+printf "kvmchurn summary: hand/garbled/raw: line 11: hist record of exit_mmap: '2;1' is not slot:count\n" >"$tmp/want"
+want_same err "$tmp/want"
+finish "garbled raw"
+
+# bad NAME SED-SCRIPT MESSAGE: hand/known/raw edited by SED-SCRIPT must be
+# refused by `kvmchurn -d bad show` with exactly MESSAGE.
+bad() {
+	local name=$1
+
+	mkdir -p "$tmp/bad"
+	sed "$2" "$hand/known/raw" >"$tmp/bad/raw"
+	(cd "$tmp" && "$client" -d bad show) >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	want_rc 2
+	want_same out empty
+	printf 'kvmchurn show: %s\n' "$3" >"$tmp/want"
+	want_same err "$tmp/want"
+	finish "bad raw: $name"
+}
+bad first-line '1s/.*/kvmchurn raw 1/' \
+	"bad/raw: line 1: not a kvmchurn raw file: the first line is not 'kvmchurn-raw VERSION'"
+bad version-not-a-number '1s/.*/kvmchurn-raw 1.1/' \
+	"bad/raw: line 1: not a kvmchurn raw file: the first line is not 'kvmchurn-raw VERSION'"
+bad count '6s/\t1\t1000\t/\tone\t1000\t/' \
+	"bad/raw: line 6: hist record: count 'one' is not a number"
+bad negative-sum '6s/\t1000\t1000\t/\t-1000\t1000\t/' \
+	"bad/raw: line 6: hist record: sum '-1000' is not a number"
+bad overflow '6s/\t1000\t35:1/\t18446744073709551616\t35:1/' \
+	"bad/raw: line 6: hist record: max '18446744073709551616' is not a number"
+bad slot-past-the-end '6s/35:1/252:1/' \
+	"bad/raw: line 6: hist record of kvm_create_vm: slot 252 is past the last one, 251"
+bad slot-list-empty-item '6s/35:1/35:1,/' \
+	"bad/raw: line 6: hist record of kvm_create_vm: '' is not slot:count"
+bad short-hist '6s/\t35:1$//' \
+	"bad/raw: line 6: hist record: 4 fields, expected 5"
+bad second-hist '6p' \
+	"bad/raw: line 7: a second hist record of kvm_create_vm"
+bad second-counter '/^counter\tsigkill/p' \
+	"bad/raw: line 22: a second counter record of sigkill"
+bad counter-value 's/^counter\treap\t1$/counter\treap\t1 /' \
+	"bad/raw: line 23: counter record: reap '1 ' is not a number"
+bad slots '5s/252/300/' \
+	"bad/raw: line 5: histograms of 300 slots: this client knows only 252"
+bad unit '2s/us/ms/' \
+	"bad/raw: line 2: unit record: unknown unit 'ms' (this client knows us and ns)"
+bad no-unit '2d' \
+	"bad/raw: no unit record: the file is incomplete"
+bad enabled '3s/1/yes/' \
+	"bad/raw: line 3: enabled record: 'yes' is not 0 or 1"
+bad empty-line '4s/$/\n/' \
+	"bad/raw: line 5: empty line"
+bad probe-short '/^probe\tkvm_create_vm/s/\t0$//' \
+	"bad/raw: line 26: probe record: 5 fields, expected 6"
+# shellcheck disable=SC2016 # a sed address
+bad pairs '$s/.*/pairs\t4096\t0\t-\t0/' \
+	"bad/raw: line 44: pairs record: dropped '-' is not a number"
+bad empty-file 'd' \
+	"bad/raw is empty: not a kvmchurn raw file"
+
+printf 'kvmchurn-raw 1\nunit\tus\0\n' >"$tmp/bad/raw"
+(cd "$tmp" && "$client" -d bad show) >"$tmp/out" 2>"$tmp/err"
+rc=$?
+want_rc 2
+printf 'kvmchurn show: bad/raw: line 2: a NUL byte: not a text file\n' >"$tmp/want"
+want_same err "$tmp/want"
+finish "bad raw: NUL byte"
+
+# ---- where the files are not: the messages that say what to do ---------------
+
+run -d /nonexistent/kvmchurn summary
+want_rc 2
+want_same out empty
+printf "kvmchurn summary: there is no folder /nonexistent/kvmchurn: -d names the module's debugfs folder (default /sys/kernel/debug/kvmchurn)\n" >"$tmp/want"
+want_same err "$tmp/want"
+finish "no such folder"
+
+mkdir -p "$tmp/notmodule"
+in_fixtures -d "$tmp/notmodule" show
+want_rc 2
+printf "kvmchurn show: cannot open %s/notmodule/raw: No such file or directory: %s/notmodule is not the module's debugfs folder (default /sys/kernel/debug/kvmchurn)\n" "$tmp" "$tmp" >"$tmp/want"
+want_same err "$tmp/want"
+finish "a folder without a raw file"
+
+# In a mount namespace of its own: debugfs not mounted, then mounted without
+# the module (skipped where unshare or mount is not allowed).
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null &&
+   unshare -m sh -c 'mount -t tmpfs none /sys/kernel/debug' 2>/dev/null; then
+	# shellcheck disable=SC2016 # $0 of the inner sh
+	unshare -m sh -c 'mount -t tmpfs none /sys/kernel/debug && exec "$0" check' \
+		"$client" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	want_rc 2
+	printf "kvmchurn check: debugfs is not mounted on /sys/kernel/debug: mount it with 'mount -t debugfs none /sys/kernel/debug'\n" >"$tmp/want"
+	want_same err "$tmp/want"
+	finish "debugfs not mounted"
+
+	if unshare -m sh -c 'mount -t debugfs none /sys/kernel/debug && [ ! -e /sys/kernel/debug/kvmchurn ]' 2>/dev/null; then
+		# shellcheck disable=SC2016
+		unshare -m sh -c 'mount -t debugfs none /sys/kernel/debug && exec "$0" show' \
+			"$client" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		want_rc 2
+		printf "kvmchurn show: the kvmchurn module is not loaded (there is no /sys/kernel/debug/kvmchurn): load it with 'modprobe kvmchurn'\n" >"$tmp/want"
+		want_same err "$tmp/want"
+		finish "module not loaded"
+	else
+		echo "# module-not-loaded test skipped: cannot mount debugfs, or kvmchurn is loaded"
+	fi
+else
+	echo "# debugfs tests skipped: needs root and unshare -m"
+fi
+
+# Not root: as nobody, the module's files (0400/0600 root) cannot be opened.
+nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$client" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+   setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+	mkdir -p "$tmp/root"
+	chmod 755 "$tmp" "$tmp/root"
+	cp "$hand/known/raw" "$tmp/root/raw"
+	printf '1\n' >"$tmp/root/enable"
+	chmod 400 "$tmp/root/raw"
+	chmod 600 "$tmp/root/enable"
+	nobody -d "$tmp/root" summary
+	want_rc 2
+	printf "kvmchurn summary: cannot open %s/root/raw: Permission denied: the module's files are root-only: run kvmchurn as root (sudo kvmchurn summary)\n" "$tmp" >"$tmp/want"
+	want_same err "$tmp/want"
+	finish "not root: reading"
+	nobody -d "$tmp/root" disable
+	want_rc 2
+	printf "kvmchurn disable: cannot open %s/root/enable: Permission denied: the module's files are root-only: run kvmchurn as root (sudo kvmchurn disable)\n" "$tmp" >"$tmp/want"
+	want_same err "$tmp/want"
+	finish "not root: writing"
+	chmod 700 "$tmp"
+else
+	echo "# not-root tests skipped: needs root and setpriv"
+fi
+
+# ---- controls, against a copy of a folder -----------------------------------
+
+ctl=$tmp/ctl
+mkdir -p "$ctl"
+cp "$hand/known/raw" "$ctl/raw"
+printf '1\n' >"$ctl/enable"
+printf 'firecracker\n' >"$ctl/filter"
+: >"$ctl/reset"
+
+# control NAME WANT-FILE WANT-CONTENT ARGS...
+control() {
+	local name=$1 file=$2 content=$3
+
+	shift 3
+	run -d "$ctl" "$@"
+	want_rc 0
+	want_same out empty
+	want_same err empty
+	printf '%s' "$content" >"$tmp/want"
+	want_same "ctl/$file" "$tmp/want"
+	finish "control: $name"
+}
+control disable enable $'0\n' disable
+control enable enable $'1\n' enable
+control reset reset $'1\n' reset
+control "filter NAME NAME" filter $'firecracker qemu-system-x86\n' filter firecracker qemu-system-x86
+control "filter '*'" filter $'*\n' filter '*'
+control "filter -- -name" filter $'-vmm\n' filter -- -vmm
+
+ln -sf /dev/full "$ctl/reset"
+in_fixtures -d "$ctl" reset
+want_rc 2
+printf "kvmchurn reset: writing '1' to %s/reset: No space left on device\n" "$ctl" >"$tmp/want"
+want_same err "$tmp/want"
+finish "control: a failed write says so"
+
+rm -f "$ctl/enable"
+run -d "$ctl" enable
+want_rc 2
+printf "kvmchurn enable: cannot open %s/enable: No such file or directory: %s is not the module's debugfs folder (default /sys/kernel/debug/kvmchurn)\n" "$ctl" "$ctl" >"$tmp/want"
+want_same err "$tmp/want"
+finish "control: no such control file"
+
+usage filter-too-long filter firecracker-vm-1
+usage filter-space filter 'fc vcpu'
+usage filter-comma filter a,b
+usage filter-empty filter ''
+usage filter-star-and-names filter '*' firecracker
+usage filter-nine-names filter a b c d e f g h i
+usage filter-json-with-names filter --json firecracker
+usage enable-operand enable now
+usage reset-option reset --json
+
+# ---- snapshot and diff ------------------------------------------------------
+
+run -d "$hand/known" snapshot -o "$tmp/snap/known.raw"
+want_rc 2
+printf 'kvmchurn snapshot: writing %s/snap/known.raw: No such file or directory\n' "$tmp" >"$tmp/want"
+want_same err "$tmp/want"
+finish "snapshot: a folder that does not exist"
+
+mkdir -p "$tmp/snap"
+(umask 022 && "$client" -d "$hand/known" snapshot -o "$tmp/snap/known.raw") >"$tmp/out" 2>"$tmp/err"
+rc=$?
+want_rc 0
+want_same out empty
+want_same err empty
+cmp -s "$tmp/snap/known.raw" "$hand/known/raw" || problems+=("the snapshot is not the raw file")
+[ "$(ls "$tmp/snap")" = known.raw ] || problems+=("left in the folder: $(ls "$tmp/snap")")
+[ "$(stat -c %a "$tmp/snap/known.raw")" = 644 ] || problems+=("mode $(stat -c %a "$tmp/snap/known.raw"), expected 644")
+finish "snapshot -o FILE"
+
+run -d "$hand/known" snapshot
+want_rc 0
+want_same out "$hand/known/raw"
+finish "snapshot to standard output"
+
+in_fixtures -d hand/v2 snapshot -o "$tmp/snap/v2.raw"
+want_rc 2
+[ -e "$tmp/snap/v2.raw" ] && problems+=("a snapshot of an unknown version was written")
+finish "snapshot refuses a raw file it cannot read"
+
+in_fixtures diff hand/diff-a hand/diff-b
+want_rc 0
+want_same err empty
+want_same out "$expected/hand/diff.out"
+finish "diff A B"
+
+in_fixtures diff --json hand/diff-a hand/diff-b
+want_rc 0
+want_same out "$expected/hand/diff.json"
+json_ok
+finish "diff --json A B"
+
+# A snapshot file against a folder, the same numbers: no change anywhere.
+run diff "$tmp/snap/known.raw" "$hand/known"
+want_rc 0
+grep -E '^exit_mmap +100 +100 +50 +50 +\+0\.0% +50 +50 +\+0\.0% +100 +100 +\+0\.0%  us$' "$tmp/out" >/dev/null ||
+	problems+=("exit_mmap is not unchanged:" "$(grep ^exit_mmap "$tmp/out")")
+finish "diff of a snapshot file and a folder"
+
+# Units: A in us, B the same numbers in ns: shown in ns, B 1000 times less.
+mkdir -p "$tmp/ns"
+sed '2s/us/ns/' "$hand/known/raw" >"$tmp/ns/raw"
+run diff "$hand/known" "$tmp/ns"
+want_rc 0
+grep -q '^(A is in us and B in ns: both shown in ns)$' "$tmp/out" || problems+=("no note on the units")
+grep -E '^exit_mmap +100 +100 +50000 +50 +-99\.9% ' "$tmp/out" >/dev/null ||
+	problems+=("exit_mmap not converted:" "$(grep ^exit_mmap "$tmp/out")")
+finish "diff of snapshots in two units"
+
+usage diff-one-operand diff a
+usage diff-three-operands diff a b c
+run diff "$tmp/none" "$hand/known"
+want_rc 2
+printf 'kvmchurn diff: cannot open %s/none: No such file or directory\n' "$tmp" >"$tmp/want"
+want_same err "$tmp/want"
+finish "diff: a snapshot that does not exist"
+
+# ---- export -----------------------------------------------------------------
+
+(umask 022 && "$client" -d "$hand/known" export --prometheus -o "$tmp/snap/kvmchurn.prom") >"$tmp/out" 2>"$tmp/err"
+rc=$?
+want_rc 0
+want_same out empty
+"$client" -d "$hand/known" export >"$tmp/want"
+want_same snap/kvmchurn.prom "$tmp/want"
+[ "$(ls "$tmp/snap")" = "$(printf 'known.raw\nkvmchurn.prom')" ] || problems+=("left in the folder: $(ls "$tmp/snap")")
+[ "$(stat -c %a "$tmp/snap/kvmchurn.prom")" = 644 ] || problems+=("mode $(stat -c %a "$tmp/snap/kvmchurn.prom"), expected 644")
+finish "export -o FILE, renamed into place"
+
+# ---- watch ------------------------------------------------------------------
+
+# Interval headers carry the measured seconds: normalized.
+normalize_watch() {
+	sed -E 's/^(interval [0-9]+: )[0-9.]+ s/\1S s/' "$tmp/out"
+}
+
+run -d "$hand/empty" watch -i 0.1 -c 2
+want_rc 0
+want_same err empty
+normalize_watch >"$tmp/normal"
+want_same normal "$expected/hand/watch-empty.out"
+finish "watch: nothing happens"
+
+# raw as a FIFO: the first read gets one snapshot, the second the next. The
+# second writer waits until the first read has surely ended (the reader
+# closed the FIFO), or both would land in that read.
+# watch_fifo FIRST SECOND ARGS...
+watch_fifo() {
+	local first=$1 second=$2
+
+	shift 2
+	rm -rf "$tmp/w"
+	mkdir -p "$tmp/w"
+	mkfifo "$tmp/w/raw"
+	(cat "$first" >"$tmp/w/raw" && sleep 0.2 && cat "$second" >"$tmp/w/raw") &
+	local feeder=$!
+	run -d "$tmp/w" watch -i 0.5 -c 1 "$@"
+	# A writer still waiting for a reader (the test failed) is let go.
+	if kill -0 "$feeder" 2>/dev/null; then
+		timeout 2 cat "$tmp/w/raw" >/dev/null
+	fi
+	wait "$feeder" 2>/dev/null
+}
+
+# Ten exit_mmap values of 1000 in [896, 1024): p50 at rank 5 of 10 is
+# 896 + 128 * 5 / 11 = 954; p99 is 1012, clamped to the max, 1000.
+watch_fifo "$hand/known/raw" "$hand/known-later/raw"
+want_rc 0
+want_same err empty
+normalize_watch | sed -E 's/^([a-z_0-9]+ +[0-9]+ +)[0-9.]+ /\1R /' >"$tmp/normal"
+want_same normal "$expected/hand/watch-delta.out"
+# The rate is the count over the interval's measured seconds.
+awk 'NR == 1 { s = $3 } $1 == "exit_mmap" { r = $3 } END {
+	d = r * s - 10; exit !(s > 0 && d < 0.2 && d > -0.2) }' "$tmp/out" ||
+	problems+=("exit_mmap's rate is not 10 over the seconds:" "$(head -1 "$tmp/out")" "$(grep ^exit_mmap "$tmp/out")")
+finish "watch: the interval's counts, rate and percentiles"
+
+watch_fifo "$hand/known/raw" "$hand/known-later/raw" --json
+want_rc 0
+json_ok
+grep -q '{"name":"exit_mmap","count":10,"rate_per_s":[0-9.]*,"p50":954,"p99":1000}' "$tmp/out" ||
+	problems+=("exit_mmap: $(head -c 300 "$tmp/out")")
+finish "watch --json"
+
+# Counts going down: a reset came in between, and the interval counts from it.
+watch_fifo "$hand/diff-a/raw" "$hand/diff-b/raw"
+want_rc 0
+grep -q '^interval 1: [0-9.]* s, counted from a reset during it$' "$tmp/out" || problems+=("no reset noticed")
+grep -Eq '^kvm_create_vm +20 ' "$tmp/out" || problems+=("not counted from the reset: $(grep ^kvm_create_vm "$tmp/out")")
+finish "watch: a reset by someone else"
+
+"$client" -d "$hand/empty" watch -i 30 >"$tmp/out" 2>"$tmp/err" &
+watcher=$!
+sleep 0.3
+kill -INT "$watcher"
+wait "$watcher"
+rc=$?
+want_rc 0
+want_same out empty
+finish "watch: SIGINT ends it, status 0"
+
+usage watch-i-zero watch -i 0
+usage watch-i-small watch -i 0.05
+usage watch-i-large watch -i 86401
+usage watch-i-word watch -i soon
+usage watch-i-suffix watch -i 1s
+usage watch-i-empty watch -i ''
+usage watch-c-zero watch -c 0
+usage watch-operand watch exit_mmap
+
+# ---- show's arguments -------------------------------------------------------
+
+usage show-unknown-metric show exit_mmap bogus
+usage show-unit show --unit s
+usage show-fine-bpftrace show --fine --bpftrace
+usage show-bpftrace-metric show --bpftrace exit_mmap
+usage summary-operand summary extra
+usage check-json-value check --json=yes
+
+# ---- colour: only on a terminal, never with NO_COLOR -------------------------
+
+if command -v script >/dev/null && script -qec true /dev/null >/dev/null 2>&1; then
+	TERM=xterm NO_COLOR='' script -qec "'$client' -d '$hand/absent' check" /dev/null >"$tmp/out" 2>&1
+	grep -q $'\033\\[' "$tmp/out" || problems+=("no colour on a terminal")
+	TERM=xterm NO_COLOR=1 script -qec "'$client' -d '$hand/absent' check" /dev/null >"$tmp/out" 2>&1
+	grep -q $'\033' "$tmp/out" && problems+=("colour with NO_COLOR=1")
+	grep -q '^WARN nmissed = 0: 3 (raise maxactive=)' <(tr -d '\r' <"$tmp/out") ||
+		problems+=("not the check's text: $(head -c 200 "$tmp/out")")
+	finish "colour on a terminal, none with NO_COLOR"
+else
+	echo "# colour test skipped: script(1) not found"
+fi
+run -d "$hand/absent" check
+grep -q $'\033' "$tmp/out" && problems+=("colour into a file")
+finish "no colour into a file"
+
+# ---- help for every command ---------------------------------------------------
+
+for cmd in $(sed -n 's/^  \([a-z]*\) .*/\1/p' "$expected/help.txt"); do
+	run help "$cmd"
+	want_rc 0
+	cp "$tmp/out" "$tmp/help"
+	run "$cmd" --help
+	want_rc 0
+	want_same out "$tmp/help"
+	grep -q "^Usage: kvmchurn $cmd" "$tmp/out" || problems+=("no usage line")
+	finish "help $cmd is $cmd --help"
+done
+
+# ---- the manual page --------------------------------------------------------
+
+man1=$here/../../Documentation/kvmchurn.1
+for cmd in $(sed -n 's/^  \([a-z]*\) .*/\1/p' "$expected/help.txt"); do
+	grep -Eq "^\.SS (.*[ ,])?$cmd([ ,]|$)" "$man1" || problems+=("no section for $cmd")
+done
+for code in $(sed -n 's/^  \([0-9][0-9]*\) .*/\1/p' "$expected/help.txt"); do
+	grep -A1 '^\.TP' "$man1" | grep -qx "\.B $code" || problems+=("exit status $code missing")
+done
+if [ -n "${KVMCHURN_VERSION:-}" ]; then
+	grep -q "^\.TH KVMCHURN 1 [0-9-]* \"kvmchurn $KVMCHURN_VERSION\"" "$man1" ||
+		problems+=("the .TH line is not of version $KVMCHURN_VERSION")
+fi
+finish "man page: every command and exit status"
+
+if command -v man >/dev/null; then
+	MANWIDTH=80 man --warnings -l "$man1" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	want_rc 0
+	want_same err empty
+	grep -q '^EXIT STATUS' "$tmp/out" || problems+=("man -l rendered no EXIT STATUS")
+	finish "man -l renders kvmchurn.1 without warnings"
+else
+	echo "# man -l test skipped: man not found"
+fi
