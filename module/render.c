@@ -142,11 +142,22 @@ static void kc_probe_info(unsigned int i, struct kc_probe_info *info)
 		kc_tracepoint_info(i - nk, info);
 }
 
+/* "attached", "absent", "error -22"... */
+static const char *kc_probe_state_str(const struct kc_probe_info *info,
+				      char *buf, size_t len)
+{
+	if (info->state != KC_PROBE_ERROR)
+		return kc_probe_state_name(info->state);
+	snprintf(buf, len, "error %d", info->err);
+	return buf;
+}
+
 /*
  * What stands between a metric and its numbers: the state of its first probe
  * that is not attached ("" when all are).
  */
-static const char *kc_metric_note(enum kc_metric metric)
+static const char *kc_metric_note(enum kc_metric metric, char *buf,
+				  size_t len)
 {
 	struct kc_probe_info info;
 	unsigned int i;
@@ -154,7 +165,7 @@ static const char *kc_metric_note(enum kc_metric metric)
 	for (i = 0; i < kc_probes_count(); i++) {
 		kc_probe_info(i, &info);
 		if (info.metric == metric && info.state != KC_PROBE_ATTACHED)
-			return kc_probe_state_name(info.state);
+			return kc_probe_state_str(&info, buf, len);
 	}
 	return "";
 }
@@ -163,11 +174,12 @@ void kc_show_summary(struct seq_file *m, struct kc_hist_snap *snap)
 {
 	static const unsigned int pcts[] = { 500, 900, 990 };
 	unsigned int i, p;
+	char state[24];
 
 	seq_printf(m, "%-21s %9s %11s %11s %11s %11s %11s  %s\n", "metric",
 		   "count", "avg", "p50", "p90", "p99", "max", "unit");
 	for (i = 0; i < KC_NR_METRICS; i++) {
-		const char *note = kc_metric_note(i);
+		const char *note = kc_metric_note(i, state, sizeof(state));
 
 		kc_hist_snapshot(i, snap);
 		seq_printf(m, "%-21s %9llu", kc_metric_name(i), snap->count);
@@ -194,16 +206,6 @@ void kc_show_counters(struct seq_file *m)
 	for (i = 0; i < KC_NR_COUNTERS; i++)
 		seq_printf(m, "%s %llu\n", kc_counter_name(i),
 			   kc_counter_read(i));
-}
-
-/* "attached", "absent", "error -22"... */
-static const char *kc_probe_state_str(const struct kc_probe_info *info,
-				      char *buf, size_t len)
-{
-	if (info->state != KC_PROBE_ERROR)
-		return kc_probe_state_name(info->state);
-	snprintf(buf, len, "error %d", info->err);
-	return buf;
 }
 
 void kc_show_probes(struct seq_file *m)
