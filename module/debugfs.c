@@ -59,6 +59,21 @@ DEFINE_SHOW_ATTRIBUTE(kc_checks);
 
 #define KC_WRITE_MAX	256
 
+/* A control file: read through name##_show(), written by name##_write(). */
+#define KC_CONTROL_FOPS(name)						\
+static int name##_open(struct inode *inode, struct file *file)		\
+{									\
+	return single_open(file, name##_show, NULL);			\
+}									\
+static const struct file_operations name##_fops = {			\
+	.owner = THIS_MODULE,						\
+	.open = name##_open,						\
+	.read = seq_read,						\
+	.llseek = seq_lseek,						\
+	.release = single_release,					\
+	.write = name##_write,						\
+}
+
 /* Copies a write into @buf as a string without its trailing newline. */
 static int kc_read_write(const char __user *ubuf, size_t count, char *buf)
 {
@@ -92,11 +107,6 @@ static int kc_filter_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
-static int kc_filter_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, kc_filter_show, NULL);
-}
-
 static ssize_t kc_filter_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
@@ -109,24 +119,12 @@ static ssize_t kc_filter_write(struct file *file, const char __user *ubuf,
 	return err ? err : count;
 }
 
-static const struct file_operations kc_filter_fops = {
-	.owner = THIS_MODULE,
-	.open = kc_filter_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-	.write = kc_filter_write,
-};
+KC_CONTROL_FOPS(kc_filter);
 
 static int kc_enable_show(struct seq_file *m, void *unused)
 {
 	seq_printf(m, "%d\n", READ_ONCE(kc_enabled));
 	return 0;
-}
-
-static int kc_enable_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, kc_enable_show, NULL);
 }
 
 static ssize_t kc_enable_write(struct file *file, const char __user *ubuf,
@@ -147,14 +145,7 @@ static ssize_t kc_enable_write(struct file *file, const char __user *ubuf,
 	return count;
 }
 
-static const struct file_operations kc_enable_fops = {
-	.owner = THIS_MODULE,
-	.open = kc_enable_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-	.write = kc_enable_write,
-};
+KC_CONTROL_FOPS(kc_enable);
 
 /* "1": from now on, every count starts from zero. */
 static ssize_t kc_reset_write(struct file *file, const char __user *ubuf,
