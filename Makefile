@@ -12,6 +12,7 @@ KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
 DEPMOD ?= depmod
 
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
@@ -43,11 +44,12 @@ install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
 	install -D -m 0755 userspace/kvmchurn $(DESTDIR)$(SBINDIR)/kvmchurn
+	install -D -m 0644 Documentation/kvmchurn.1 $(DESTDIR)$(MANDIR)/man1/kvmchurn.1
 
 uninstall:
 	rm -f $(wildcard $(DESTDIR)/lib/modules/$(KVER)/extra/kvmchurn.ko*)
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
-	rm -f $(DESTDIR)$(SBINDIR)/kvmchurn
+	rm -f $(DESTDIR)$(SBINDIR)/kvmchurn $(DESTDIR)$(MANDIR)/man1/kvmchurn.1
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -24,6 +24,7 @@ kc_initramfs() {
 	ln -s busybox "$st/bin/sh" # without it: "Failed to execute /init (error -2)"
 	cp "$KC_VM_DIR/guest/init" "$st/init"
 	cp "$KC_VM_DIR/guest/kvmchurn-put" "$st/kvmchurn/bin/"
+	cp "$KC_VM_DIR/guest/tap.sh" "$st/kvmchurn/tap.sh"
 	cp "$build/kvmchurn.ko" "$st/kvmchurn/"
 	cp "$build/userspace/kvmchurn" "$st/kvmchurn/bin/"
 	for m in $KC_MODULES; do cp "$KVMCHURN_CACHE/kernels/$id/modules/$m" "$st/kvmchurn/modules/"; done

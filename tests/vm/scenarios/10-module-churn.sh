@@ -3,22 +3,9 @@
 # Runs inside the guest (busybox sh). Loads kvmchurn.ko, runs 40 VMs that are
 # SIGKILLed, checks that exit_mmap and exit_to_reap each saw exactly 40, that
 # another comm adds nothing, reads every debugfs file, and unloads.
-D=/sys/kernel/debug/kvmchurn
+# shellcheck source=../guest/tap.sh
+. /kvmchurn/tap.sh
 VMS=40
-
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
-
-# raw_field TAG NAME COLUMN: one number from the raw file (columns from 1).
-raw_field() {
-	awk -F '\t' -v t="$1" -v n="$2" -v c="$3" \
-		'$1 == t && $2 == n { print $c; found = 1 } END { if (!found) print "missing" }' "$D/raw"
-}
 
 # wait_counter NAME VALUE: sched_process_free runs after an RCU grace period.
 wait_counter() {

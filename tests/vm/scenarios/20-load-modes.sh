@@ -2,16 +2,9 @@
 # 20-load-modes: every way `kvmchurn load` can end a VM, on this kernel's real
 # KVM, counted by the module: each VM must add exactly one exit_mmap and one
 # exit_to_reap whatever the mode, and no VM process may be left behind.
-D=/sys/kernel/debug/kvmchurn
+# shellcheck source=../guest/tap.sh
+. /kvmchurn/tap.sh
 SMALL="--mem 16"
-
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; }
-
-raw_field() {
-	awk -F '\t' -v t="$1" -v n="$2" -v c="$3" \
-		'$1 == t && $2 == n { print $c; found = 1 } END { if (!found) print "missing" }' "$D/raw"
-}
 
 # settled N: the reap counter reached N (frees run after an RCU grace period).
 settled() {

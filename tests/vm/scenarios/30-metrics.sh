@@ -1,0 +1,301 @@
+#!/bin/sh
+# shellcheck disable=SC2086 # $LOAD and $OTHER hold several options
+# 30-metrics: every metric and counter of the module, exact, for each way a VM
+# can end. For each --end mode, `kvmchurn load -n 40 -j 4 --vcpus 2 --irqfds 8`
+# and the deltas of two raw snapshots, compared with what the load did and with
+# the true number of calls, counted in the same run by tracefs kprobe events
+# on the same kernel functions. Then the filter: another comm adds nothing,
+# '*' and a list of names count it. Busybox sh; leaves the module unloaded.
+# shellcheck source=../guest/tap.sh
+. /kvmchurn/tap.sh
+N=40
+VCPUS=2
+IRQFDS=8
+LOAD="-n $N -j 4 --vcpus $VCPUS --irqfds $IRQFDS --mem 16"
+
+ge() { # ge DESCRIPTION GOT MIN: GOT is a number >= MIN
+	case $2 in
+	'' | *[!0-9]*) not_ok "$1: $2, want >= $3" ;;
+	*) if [ "$2" -ge "$3" ]; then ok "$1: $2 (>= $3)"; else not_ok "$1: $2, want >= $3"; fi ;;
+	esac
+}
+
+# rec TAG COLUMN: a field of the first raw record with TAG.
+rec() {
+	awk -F '\t' -v t="$1" -v c="$2" '$1 == t { print $c; found = 1; exit } END { if (!found) print "missing" }' "$D/raw"
+}
+# state METRIC: the states of its probes, distinct, joined by commas.
+state() {
+	awk -F '\t' -v m="$1" '$1 == "probe" && $2 == m && !s[$5]++ { o = o (o ? "," : "") $5 }
+		END { print o ? o : "missing" }' "$D/raw"
+}
+# settle BASE N: wait until the reap counter is N above its value in BASE
+# (sched_process_free runs after an RCU grace period).
+settle() {
+	b=$(awk -F '\t' '$1 == "counter" && $2 == "reap" { print $3 }' "$1")
+	i=0
+	while [ $i -lt 100 ]; do
+		[ "$(raw_field counter reap 3)" = $((b + $2)) ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# kp NAME 'SYMBOL [ARGS]' [FILTER]: an enabled kprobe event kct/NAME.
+kp() {
+	echo "p:kct/$1 $2" >>"$TR/kprobe_events" 2>/dev/null || return 1
+	if [ -n "$3" ] && ! echo "$3" >"$TR/events/kct/$1/filter"; then
+		echo "-:kct/$1" >>"$TR/kprobe_events"
+		return 1
+	fi
+	echo 1 >"$TR/events/kct/$1/enable"
+}
+kp_clear() {
+	[ -d "$TR/events/kct" ] || return 0
+	echo 0 >"$TR/events/kct/enable"
+	for e in "$TR"/events/kct/*/; do
+		e=${e%/}
+		echo "-:kct/${e##*/}" >>"$TR/kprobe_events"
+	done
+}
+# tcount NAME: events of kct/NAME in the trace buffer; "-" without the event.
+tcount() {
+	if [ -d "$TR/events/kct/$1" ]; then grep -c " $1: " "$TR/trace"; else echo -; fi
+}
+# ttgids NAME: distinct thread groups (processes) that hit kct/NAME.
+ttgids() {
+	awk -v e=" $1: " 'index($0, e) && match($0, /\( *[0-9]+\)/) {
+			t = substr($0, RSTART + 1, RLENGTH - 2); gsub(/ /, "", t); s[t] = 1 }
+		END { n = 0; for (t in s) n++; print n }' "$TR/trace"
+}
+VMCOMM='comm == "firecracker" || comm ~ "fc_vcpu*"'
+
+# vm_metric LABEL METRIC EVENT PER_VM VMS: METRIC counted PER_VM times a VM.
+# With a tracefs event on the same function, the kernel's own count is the
+# truth the module must equal; without one (symbol absent), the probe state
+# decides: attached counts PER_VM * VMS, absent counts nothing.
+vm_metric() {
+	want=$(($4 * $5))
+	st=$(state "$2")
+	got=$(d "hist:$2")
+	truth=$(tcount "$3")
+	if [ "$truth" != - ]; then
+		is "$1: kernel calls of $2's function (tracefs)" "$truth" "$want"
+		is "$1: $2 equals the kernel's count" "$got" "$truth"
+	elif [ "$st" = absent ]; then
+		is "$1: $2 (absent) counts nothing" "$got" 0
+	else
+		is "$1: $2" "$got" "$want"
+	fi
+}
+
+# one_mode LABEL LOAD-OPTIONS...: one load, every metric and counter checked.
+one_mode() {
+	label=$1
+	shift
+	echo >"$TR/trace"
+	cp "$D/raw" /tmp/kc.raw0
+	if kvmchurn load $LOAD "$@" >/tmp/kc.load 2>&1; then
+		ok "$label: kvmchurn load $LOAD $*"
+	else
+		not_ok "$label: kvmchurn load $LOAD $*: exit $?"
+		sed 's/^/# /' /tmp/kc.load
+	fi
+	grep -q "$N completed, 0 failed" /tmp/kc.load || not_ok "$label: load summary: $(grep VMs: /tmp/kc.load)"
+	settle /tmp/kc.raw0 $N || not_ok "$label: reap counter did not settle at +$N"
+	cp "$D/raw" /tmp/kc.raw1
+	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+
+	vm_metric "$label" kvm_create_vm kct_create 1 $N
+	vm_metric "$label" exit_mmap kct_mmap 1 $N
+	vm_metric "$label" kvm_vm_release kct_release 1 $N
+	vm_metric "$label" kvm_destroy_vm kct_destroy 1 $N
+	vm_metric "$label" kvm_destroy_vcpus kct_vcpus 1 $N
+	vm_metric "$label" kvm_mmu_teardown kct_flush 1 $N
+	vm_metric "$label" stage2_destroy kct_s2 1 $N
+	vm_metric "$label" irqbypass_unregister kct_unreg $IRQFDS $N
+	is "$label: counter irqbypass_unregister" "$(d counter:irqbypass_unregister)" $((IRQFDS * N))
+
+	# register: only where the host can post interrupts; the kernel decides.
+	reg=$(tcount kct_reg)
+	case $reg in
+	0)
+		echo "# $label: irq_bypass_register_consumer was not called: this host does not post interrupts"
+		ok "$label: kernel registered no irqbypass consumer (no posted interrupts)"
+		;;
+	-) not_ok "$label: no tracefs event on irq_bypass_register_consumer" ;;
+	*) is "$label: kernel calls of irq_bypass_register_consumer (tracefs)" "$reg" $((IRQFDS * N)) ;;
+	esac
+	is "$label: irqbypass_register equals the kernel's count" "$(d hist:irqbypass_register)" "$reg"
+	is "$label: counter irqbypass_register" "$(d counter:irqbypass_register)" "$reg"
+
+	# exit_files: one a process, though every thread of a VM calls it (the
+	# module keeps one call a process); tracefs shows the calls and callers.
+	calls=$(tcount kct_files)
+	procs=$(ttgids kct_files)
+	echo "# $label: exit_files called $calls times by $procs VM processes"
+	is "$label: processes that called exit_files (tracefs)" "$procs" $N
+	is "$label: exit_files, one a process" "$(d hist:exit_files)" "$procs"
+
+	is "$label: counter exit" "$(d counter:exit)" $N
+	is "$label: counter reap" "$(d counter:reap)" $N
+	is "$label: exit_to_reap" "$(d hist:exit_to_reap)" $N
+	case $label in
+	kill | term-default) sig=$N kill=$N term=0 ;;
+	term) sig=$N kill=0 term=$N ;;
+	*) sig=0 kill=0 term=0 ;;
+	esac
+	is "$label: signal_to_exit" "$(d hist:signal_to_exit)" $sig
+	is "$label: counter sigkill" "$(d counter:sigkill)" $kill
+	is "$label: counter sigterm" "$(d counter:sigterm)" $term
+	is "$label: reclaim_direct (no pressure)" "$(d hist:reclaim_direct)" 0
+	is "$label: reclaim_memcg (no pressure)" "$(d hist:reclaim_memcg)" 0
+
+	missed=$(awk -F '\t' '$1 == "probe" && $7 != 0 { print $2 "/" $4 "=" $7 }' "$D/raw")
+	is "$label: kretprobe misses" "${missed:-none}" none
+	is "$label: pairing drops" "$(rec pairs 4)" 0
+	is "$label: pairing entries aged out" "$(rec pairs 5)" 0
+	warn=$(grep -v -e '^OK ' -e '^INFO ' "$D/checks")
+	if [ -z "$warn" ]; then ok "$label: checks has no WARN"; else not_ok "$label: checks: $warn"; fi
+	grep '^INFO ' "$D/checks" | sed "s/^/# $label: /"
+}
+
+n0=$(dmesg | wc -l)
+if ! tracefs; then
+	not_ok "tracefs is available"
+	exit 0
+fi
+ok "tracefs at $TR"
+kp_clear
+echo 1 >"$TR/options/record-tgid" 2>/dev/null || not_ok "tracefs option record-tgid"
+echo 8192 >"$TR/buffer_size_kb"
+echo 1 >"$TR/tracing_on"
+
+# Which functions this kernel has (one pass over kallsyms: slow under TCG).
+syms=$(awk '$3 ~ /^(kvm_destroy_vcpus|kvm_pgtable_stage2_destroy)($|\.)/ { print $3 }' /proc/kallsyms | sort -u | tr '\n' ' ')
+echo "# kallsyms: ${syms:-neither kvm_destroy_vcpus nor kvm_pgtable_stage2_destroy}"
+
+if insmod "$KVMCHURN_KO"; then ok "insmod kvmchurn.ko"; else not_ok "insmod kvmchurn.ko"; exit 0; fi
+for f in all summary counters probes checks raw; do
+	is "mode of $f" "$(stat -c %a "$D/$f")" 400
+done
+for f in filter enable; do is "mode of $f" "$(stat -c %a "$D/$f")" 600; done
+is "mode of reset" "$(stat -c %a "$D/reset")" 200
+is "raw version" "$(head -n 1 "$D/raw")" "kvmchurn-raw 1"
+for m in kvm_create_vm irqbypass_register signal_to_exit exit_to_reap exit_files \
+	exit_mmap kvm_vm_release kvm_destroy_vm kvm_destroy_vcpus stage2_destroy \
+	kvm_mmu_teardown irqbypass_unregister reclaim_direct reclaim_memcg; do
+	st=$(state $m)
+	case $m in
+	kvm_destroy_vcpus | stage2_destroy)
+		case $m in kvm_destroy_vcpus) s=kvm_destroy_vcpus ;; *) s=kvm_pgtable_stage2_destroy ;; esac
+		case " $syms" in
+		*" $s "* | *" $s."*) is "probe $m (the kernel has $s)" "$st" attached ;;
+		*) is "probe $m (the kernel has no $s)" "$st" absent ;;
+		esac
+		;;
+	*) is "probe $m" "$st" attached ;;
+	esac
+	[ "$(raw_field hist $m 3)" != missing ] || not_ok "raw has no hist record for $m"
+	[ -r "$D/hist/$m" ] || not_ok "hist/$m is missing"
+	grep -q "^$m " "$D/summary" || not_ok "summary has no line for $m"
+done
+for c in sigterm sigkill exit reap irqbypass_register irqbypass_unregister; do
+	[ "$(raw_field counter $c 3)" != missing ] || not_ok "raw has no counter $c"
+	grep -q "^$c [0-9]" "$D/counters" || not_ok "counters has no $c"
+done
+
+# The kernel's own counts. kvm_dev_ioctl is kept only for KVM_CREATE_VM (0xae01).
+# shellcheck disable=SC2016 # $arg2 is tracefs syntax
+kp kct_create 'kvm_dev_ioctl ioctl=$arg2:u32' 'ioctl == 44545' || not_ok "tracefs event on kvm_dev_ioctl"
+kp kct_mmap exit_mmap "$VMCOMM" || not_ok "tracefs event on exit_mmap"
+kp kct_files exit_files "$VMCOMM" || not_ok "tracefs event on exit_files"
+kp kct_release kvm_vm_release || echo "# no tracefs event on kvm_vm_release"
+kp kct_destroy kvm_destroy_vm || echo "# no tracefs event on kvm_destroy_vm"
+kp kct_vcpus kvm_destroy_vcpus || echo "# no tracefs event on kvm_destroy_vcpus"
+kp kct_flush kvm_arch_flush_shadow_all || echo "# no tracefs event on kvm_arch_flush_shadow_all"
+kp kct_s2 kvm_pgtable_stage2_destroy || echo "# no tracefs event on kvm_pgtable_stage2_destroy"
+kp kct_reg irq_bypass_register_consumer || not_ok "tracefs event on irq_bypass_register_consumer"
+kp kct_unreg irq_bypass_unregister_consumer || not_ok "tracefs event on irq_bypass_unregister_consumer"
+
+one_mode kill --end kill
+one_mode term --end term
+one_mode term-default --end term --term-default
+one_mode exit --end exit
+one_mode close --end close
+echo "# ---- summary after $((5 * N)) VMs"
+sed 's/^/# /' "$D/summary"
+sed 's/^/# /' "$D/checks"
+
+# Every histogram of raw is consistent: its slots add up to its count.
+bad=$(awk -F '\t' '$1 == "hist" {
+		s = 0; n = split($6, a, ","); for (i = 1; i <= n; i++) { split(a[i], b, ":"); s += b[2] }
+		if ($6 == "-" && $3 != 0 || $6 != "-" && s != $3) print $2 }' "$D/raw")
+is "raw: every histogram's slots add up to its count" "${bad:-all}" all
+is "all: @n_exit" "$(sed -n 's/^@n_exit: //p' "$D/all")" $((5 * N))
+
+# ---- the filter -------------------------------------------------------------
+OTHER="-n 10 -j 4 --vcpus $VCPUS --irqfds $IRQFDS --mem 16 --comm other"
+echo >"$TR/trace"
+cp "$D/raw" /tmp/kc.raw0
+kvmchurn load $OTHER >/tmp/kc.load 2>&1 || not_ok "load --comm other: exit $?"
+sleep 2
+cp "$D/raw" /tmp/kc.raw1
+deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+moved=$(awk '$2 != 0 { printf "%s=%s ", $1, $2 }' /tmp/kc.delta)
+is "--comm other with filter firecracker: nothing counted" "${moved:-nothing}" nothing
+
+# '*': every process counts, so the load's VMs count fully; the scenario's own
+# commands (awk, sleep...) add exits, so those counters are lower bounds.
+check "filter '*' accepted" sh -c "echo '*' >$D/filter"
+is "filter reads back" "$(cat "$D/filter")" "*"
+echo >"$TR/trace"
+cp "$D/raw" /tmp/kc.raw0
+kvmchurn load $OTHER >/tmp/kc.load 2>&1 || not_ok "filter '*': load --comm other: exit $?"
+sleep 2
+cp "$D/raw" /tmp/kc.raw1
+deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+vm_metric "filter '*'" kvm_create_vm kct_create 1 10
+vm_metric "filter '*'" kvm_vm_release kct_release 1 10
+vm_metric "filter '*'" kvm_destroy_vm kct_destroy 1 10
+vm_metric "filter '*'" kvm_destroy_vcpus kct_vcpus 1 10
+vm_metric "filter '*'" kvm_mmu_teardown kct_flush 1 10
+vm_metric "filter '*'" stage2_destroy kct_s2 1 10
+vm_metric "filter '*'" irqbypass_unregister kct_unreg $IRQFDS 10
+is "filter '*': irqbypass_register equals the kernel's count" "$(d hist:irqbypass_register)" "$(tcount kct_reg)"
+ge "filter '*': exit_mmap" "$(d hist:exit_mmap)" 10
+ge "filter '*': exit_files" "$(d hist:exit_files)" 10
+ge "filter '*': counter exit" "$(d counter:exit)" 10
+ge "filter '*': counter reap" "$(d counter:reap)" 10
+ge "filter '*': counter sigkill" "$(d counter:sigkill)" 10
+ge "filter '*': signal_to_exit" "$(d hist:signal_to_exit)" 10
+
+# Several names: exactly the VMs named by one of them.
+check "filter 'foo other' accepted" sh -c "echo 'foo other' >$D/filter"
+is "filter reads back" "$(cat "$D/filter")" "foo other"
+is "raw filter record" "$(rec filter 2)" "foo other"
+echo >"$TR/trace"
+cp "$D/raw" /tmp/kc.raw0
+kvmchurn load $OTHER >/tmp/kc.load 2>&1 || not_ok "filter 'foo other': load --comm other: exit $?"
+settle /tmp/kc.raw0 10 || not_ok "filter 'foo other': reap did not settle at +10"
+cp "$D/raw" /tmp/kc.raw1
+deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+vm_metric "filter 'foo other'" kvm_create_vm kct_create 1 10
+vm_metric "filter 'foo other'" irqbypass_unregister kct_unreg $IRQFDS 10
+is "filter 'foo other': exit_mmap" "$(d hist:exit_mmap)" 10
+is "filter 'foo other': exit_files" "$(d hist:exit_files)" 10
+is "filter 'foo other': counter exit" "$(d counter:exit)" 10
+is "filter 'foo other': counter sigkill" "$(d counter:sigkill)" 10
+is "filter 'foo other': signal_to_exit" "$(d hist:signal_to_exit)" 10
+check "filter back to firecracker" sh -c "echo firecracker >$D/filter"
+is "filter reads back" "$(cat "$D/filter")" firecracker
+
+kp_clear
+echo 0 >"$TR/options/record-tgid" 2>/dev/null
+for f in summary probes checks raw; do kvmchurn-put "metrics/$f" "$D/$f" || not_ok "hand back $f"; done
+check "rmmod kvmchurn" rmmod kvmchurn
+bad=$(dmesg | tail -n +$((n0 + 1)) | grep -E 'WARNING|BUG|Oops|lockdep|circular locking|Call Trace|kretprobe')
+check "dmesg: no warning, oops or lockdep report" [ -z "$bad" ]
+[ -z "$bad" ] || echo "$bad" | sed 's/^/# /'
+exit 0

@@ -1,0 +1,162 @@
+#!/bin/sh
+# shellcheck disable=SC2086 # $LOAD and $OTHER hold several options
+# 40-late-modules: kvm, kvm_amd and irqbypass loading after kvmchurn, and
+# leaving while it stays loaded (x86 only: on Debian arm64 KVM is built in).
+# kvmchurn is loaded first: its probes on kvm and irqbypass functions wait
+# for their modules; once those load, a load counts exactly; the modules are
+# removed under kvmchurn (its probes must let go), loaded again, and a second
+# load counts exactly again. Busybox sh; leaves the host modules loaded and
+# kvmchurn unloaded, as the scenarios before it found them.
+# shellcheck source=../guest/tap.sh
+. /kvmchurn/tap.sh
+N=10
+IRQFDS=8
+LOAD="-n $N -j 4 --vcpus 2 --irqfds $IRQFDS --mem 16 --end kill"
+# the metrics whose probes are on functions of kvm.ko or irqbypass.ko
+MODMETRICS="kvm_create_vm irqbypass_register kvm_vm_release kvm_destroy_vm kvm_destroy_vcpus kvm_mmu_teardown irqbypass_unregister"
+
+if [ "$KVMCHURN_ARCH" != x86_64 ]; then
+	ok "late modules: KVM is built into the $KVMCHURN_ARCH kernel # SKIP"
+	exit 0
+fi
+
+state() { # state METRIC: the states of its probes, distinct, joined by commas
+	awk -F '\t' -v m="$1" '$1 == "probe" && $2 == m && !s[$5]++ { o = o (o ? "," : "") $5 }
+		END { print o ? o : "missing" }' "$D/raw"
+}
+reap() { awk -F '\t' '$1 == "counter" && $2 == "reap" { print $3 }' "${1:-$D/raw}"; }
+settle() { # settle BASE N: the reap counter N above BASE's
+	b=$(reap "$1")
+	i=0
+	while [ $i -lt 100 ]; do
+		[ "$(reap)" = $((b + $2)) ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+loaded() { grep -q "^$1 " /proc/modules; }
+modname() { # modname FILE: kvm-amd.ko -> kvm_amd
+	m=${1%.ko}
+	echo "$m" | tr - _
+}
+# host_load WHEN: insmod the host modules that are not loaded, in the order
+# tests/vm/guest/init uses.
+host_load() {
+	for f in $KVMCHURN_HOST_MODULES; do
+		loaded "$(modname "$f")" && continue
+		check "$1: insmod $f" insmod "/kvmchurn/modules/$f"
+	done
+}
+host_unload() { # host_unload WHEN
+	for m in kvm_amd kvm irqbypass; do
+		loaded $m || continue
+		if rmmod $m 2>/tmp/kc.err; then ok "$1: rmmod $m"; else not_ok "$1: rmmod $m: $(cat /tmp/kc.err)"; fi
+	done
+}
+# states WHEN WANT: every probe on a kvm/irqbypass function is in state WANT
+# (kvm_destroy_vcpus: absent once kvm is loaded on kernels without it).
+states() {
+	for m in $MODMETRICS; do
+		st=$(state $m)
+		if [ $m = kvm_destroy_vcpus ] && [ "$2" = attached ] && [ "$st" = absent ] &&
+			[ "$vcpus_absent" = 1 ]; then
+			ok "$1: probe $m: absent (this kernel has no kvm_destroy_vcpus)"
+			continue
+		fi
+		is "$1: probe $m" "$st" "$2"
+	done
+}
+
+kp() { # kp NAME SYMBOL: an enabled kprobe event kct/NAME
+	echo "p:kct/$1 $2" >>"$TR/kprobe_events" 2>/dev/null || return 1
+	echo 1 >"$TR/events/kct/$1/enable"
+}
+kp_clear() { # before the modules that hold the probed functions leave
+	[ -d "$TR/events/kct" ] || return 0
+	echo 0 >"$TR/events/kct/enable"
+	for e in "$TR"/events/kct/*/; do
+		e=${e%/}
+		echo "-:kct/${e##*/}" >>"$TR/kprobe_events"
+	done
+}
+tcount() { if [ -d "$TR/events/kct/$1" ]; then grep -c " $1: " "$TR/trace"; else echo -; fi; }
+
+# count WHEN: one load, counted exactly by the probes that attached late.
+count() {
+	kp kct_reg irq_bypass_register_consumer || not_ok "$1: tracefs event on irq_bypass_register_consumer"
+	echo >"$TR/trace"
+	cp "$D/raw" /tmp/kc.raw0
+	if kvmchurn load $LOAD >/tmp/kc.load 2>&1; then
+		ok "$1: kvmchurn load $LOAD"
+	else
+		not_ok "$1: kvmchurn load $LOAD: exit $?"
+		sed 's/^/# /' /tmp/kc.load
+	fi
+	settle /tmp/kc.raw0 $N || not_ok "$1: reap counter did not settle at +$N"
+	cp "$D/raw" /tmp/kc.raw1
+	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+	for m in kvm_create_vm kvm_vm_release kvm_destroy_vm kvm_mmu_teardown exit_mmap exit_to_reap; do
+		is "$1: $m" "$(d hist:$m)" $N
+	done
+	if [ "$vcpus_absent" = 1 ]; then
+		is "$1: kvm_destroy_vcpus (absent)" "$(d hist:kvm_destroy_vcpus)" 0
+	else
+		is "$1: kvm_destroy_vcpus" "$(d hist:kvm_destroy_vcpus)" $N
+	fi
+	is "$1: irqbypass_unregister" "$(d hist:irqbypass_unregister)" $((N * IRQFDS))
+	is "$1: counter irqbypass_unregister" "$(d counter:irqbypass_unregister)" $((N * IRQFDS))
+	reg=$(tcount kct_reg)
+	[ "$reg" = 0 ] && echo "# $1: the kernel registered no irqbypass consumer (no posted interrupts)"
+	is "$1: irqbypass_register equals the kernel's count (tracefs)" "$(d hist:irqbypass_register)" "$reg"
+	is "$1: counter irqbypass_register" "$(d counter:irqbypass_register)" "$reg"
+	is "$1: counter sigkill" "$(d counter:sigkill)" $N
+	missed=$(awk -F '\t' '$1 == "probe" && $7 != 0 { print $2 "/" $4 "=" $7 }' "$D/raw")
+	is "$1: kretprobe misses" "${missed:-none}" none
+	is "$1: pairing drops" "$(awk -F '\t' '$1 == "pairs" { print $4 }' "$D/raw")" 0
+	kp_clear
+}
+
+# init reads the host modules' load order from its config, but does not export it
+# shellcheck source=/dev/null
+[ -n "$KVMCHURN_HOST_MODULES" ] || . /kvmchurn/config
+n0=$(dmesg | wc -l)
+tracefs || not_ok "tracefs is available"
+kp_clear
+vcpus_absent=0
+[ "$KVMCHURN_KERNEL" = x86_64-5.10 ] && vcpus_absent=1 # notes/kernel-matrix.md
+echo "# host modules: $KVMCHURN_HOST_MODULES"
+
+host_unload "before kvmchurn"
+check "/dev/kvm is gone" [ ! -e /dev/kvm ]
+if insmod "$KVMCHURN_KO"; then ok "insmod kvmchurn.ko without kvm"; else not_ok "insmod kvmchurn.ko without kvm"; host_load restore; exit 0; fi
+states "kvm not loaded" "waiting for module"
+for m in exit_mmap exit_files signal_to_exit exit_to_reap reclaim_direct; do
+	is "kvm not loaded: probe $m" "$(state $m)" attached
+done
+# stage2_destroy's function would be in kvm.ko: which kvm has none of it
+# only shows once kvm is loaded
+is "kvm not loaded: probe stage2_destroy" "$(state stage2_destroy)" "waiting for module"
+sed -n '/waiting/s/^/# /p' "$D/probes"
+
+host_load "after kvmchurn"
+check "/dev/kvm is back" [ -c /dev/kvm ]
+states "kvm loaded after kvmchurn" attached
+is "kvm loaded after kvmchurn: probe stage2_destroy" "$(state stage2_destroy)" absent
+count "kvm loaded after kvmchurn"
+
+host_unload "under kvmchurn"
+states "kvm removed under kvmchurn" "waiting for module"
+check "raw still readable" [ "$(head -n 1 "$D/raw")" = "kvmchurn-raw 1" ]
+host_load "again"
+states "kvm loaded again" attached
+is "kvm loaded again: probe stage2_destroy" "$(state stage2_destroy)" absent
+count "kvm loaded again"
+
+check "rmmod kvmchurn" rmmod kvmchurn
+host_load restore
+check "kvm_amd is loaded at the end" loaded kvm_amd
+bad=$(dmesg | tail -n +$((n0 + 1)) | grep -E 'WARNING|BUG|Oops|lockdep|circular locking|Call Trace|kretprobe')
+check "dmesg: no warning, oops or lockdep report" [ -z "$bad" ]
+[ -z "$bad" ] || echo "$bad" | sed 's/^/# /'
+exit 0

@@ -1,0 +1,303 @@
+#!/bin/sh
+# shellcheck disable=SC2086 # $LOAD and $OTHER hold several options
+# 60-control: the module's controls. Module parameters (and refused ones);
+# every bad write to filter, enable and reset fails with EINVAL and changes
+# nothing; enable stops and restarts recording; reset zeroes every count,
+# also in the middle of a running load, where what is counted afterwards is
+# what happened after the reset; rmmod in the middle of a running -j 4 load
+# succeeds, and the guest keeps creating VMs. Busybox sh; leaves the module
+# unloaded.
+# shellcheck source=../guest/tap.sh
+. /kvmchurn/tap.sh
+mark=0
+N=40
+J=4
+IRQFDS=8
+LOAD="-n $N -j $J --vcpus 2 --irqfds $IRQFDS --mem 16 --end kill"
+
+rec() { # rec TAG [COLUMN]: a field of the first raw record with TAG
+	awk -F '\t' -v t="$1" -v c="${2:-2}" '$1 == t { print $c; found = 1; exit }
+		END { if (!found) print "missing" }' "$D/raw"
+}
+val() { # val TAG NAME [RAW]: count of a hist, or value of a counter
+	awk -F '\t' -v t="$1" -v n="$2" '$1 == t && $2 == n { print $3; found = 1 }
+		END { if (!found) print "missing" }' "${3:-$D/raw}"
+}
+settle() { # settle N: the reap counter moves N up from where it was at the last mark
+	i=0
+	while [ $i -lt 100 ]; do
+		[ "$(val counter reap)" = $((mark + $1)) ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+vms_alive() { # VM processes still there
+	n=0
+	for c in /proc/[0-9]*/comm; do
+		read -r name <"$c" 2>/dev/null && [ "$name" = firecracker ] && n=$((n + 1))
+	done
+	echo $n
+}
+quiet() { # wait until no VM process is left and the reap counter stops moving
+	i=0
+	while [ "$(vms_alive)" != 0 ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	a=$(val counter reap)
+	sleep 1
+	while [ "$(val counter reap)" != "$a" ]; do
+		a=$(val counter reap)
+		sleep 1
+	done
+}
+# counts_in RAW LO HI: every hist count and counter of RAW is an integer in [LO, HI]
+counts_in() {
+	awk -F '\t' -v lo="$2" -v hi="$3" '($1 == "hist" || $1 == "counter") &&
+		($3 !~ /^[0-9]+$/ || $3 + 0 < lo || $3 + 0 > hi) { print $1 ":" $2 "=" $3 }' "$1"
+}
+# wr FILE DATA: one write(2) of DATA to the control FILE (dd: a single write,
+# the error message kept in /tmp/kc.werr).
+wr() {
+	printf '%b' "$2" >/tmp/kc.w
+	dd if=/tmp/kc.w of="$D/$1" bs=4096 count=1 conv=notrunc 2>/tmp/kc.werr
+}
+# controls: what a bad write must not change.
+controls() {
+	cat "$D/filter" "$D/enable"
+	grep -E '^(hist|counter|filter|enabled|unit)	' "$D/raw"
+}
+# bad FILE DATA DESCRIPTION: the write fails with EINVAL and changes nothing.
+bad() {
+	controls >/tmp/kc.before
+	if wr "$1" "$2"; then
+		not_ok "$1: $3 accepted"
+	elif grep -q 'Invalid argument' /tmp/kc.werr; then
+		ok "$1: $3 refused with EINVAL"
+	else
+		not_ok "$1: $3 refused, but not with EINVAL: $(cat /tmp/kc.werr)"
+	fi
+	controls >/tmp/kc.after
+	if cmp -s /tmp/kc.before /tmp/kc.after; then
+		ok "$1: $3 changed nothing"
+	else
+		not_ok "$1: $3 changed something"
+		diff /tmp/kc.before /tmp/kc.after | sed 's/^/# /'
+	fi
+}
+good() { # good FILE DATA DESCRIPTION
+	if wr "$1" "$2"; then ok "$1: $3 accepted"; else not_ok "$1: $3: $(cat /tmp/kc.werr)"; fi
+}
+load() { # load DESCRIPTION OPTIONS...
+	desc=$1
+	shift
+	if kvmchurn load "$@" >/tmp/kc.load 2>&1; then
+		ok "$desc: kvmchurn load $*"
+	else
+		not_ok "$desc: kvmchurn load $*: exit $?"
+		sed 's/^/# /' /tmp/kc.load
+	fi
+}
+kc_loaded() { grep -q '^kvmchurn ' /proc/modules; }
+
+n0=$(dmesg | wc -l)
+kc_loaded && rmmod kvmchurn
+
+# ---- module parameters --------------------------------------------------------
+for p in unit=ms unit= filter=0123456789abcdef "filter=a,b,c,d,e,f,g,h,i" enable=2 pairs=4 maxactive=x; do
+	if insmod "$KVMCHURN_KO" "$p" 2>/dev/null; then
+		not_ok "insmod kvmchurn.ko $p accepted"
+		rmmod kvmchurn
+	else
+		ok "insmod kvmchurn.ko $p refused"
+	fi
+	check "after insmod $p: no debugfs folder" [ ! -e $D ]
+done
+
+if insmod "$KVMCHURN_KO" unit=ns filter=other pairs=64 maxactive=64 enable=0; then
+	ok "insmod kvmchurn.ko unit=ns filter=other pairs=64 maxactive=64 enable=0"
+	is "raw unit" "$(rec unit)" ns
+	is "raw filter" "$(rec filter)" other
+	is "filter file" "$(cat $D/filter)" other
+	is "raw enabled" "$(rec enabled)" 0
+	is "enable file" "$(cat $D/enable)" 0
+	is "pairing table capacity" "$(rec pairs)" 64
+	cp $D/raw /tmp/kc.raw0
+	load "disabled" -n 4 -j 2 --mem 16 --comm other
+	sleep 1
+	cp $D/raw /tmp/kc.raw1
+	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+	moved=$(awk '$2 != 0 { printf "%s=%s ", $1, $2 }' /tmp/kc.delta)
+	is "enable=0: nothing counted" "${moved:-nothing}" nothing
+	good enable '1\n' "1"
+	is "raw enabled" "$(rec enabled)" 1
+	cp $D/raw /tmp/kc.raw0
+	mark=$(val counter reap)
+	load "enabled" -n 4 -j 2 --mem 16 --comm other --irqfds $IRQFDS
+	settle 4 || not_ok "enabled: reap counter did not reach 4"
+	cp $D/raw /tmp/kc.raw1
+	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+	for m in hist:kvm_create_vm hist:exit_mmap hist:exit_to_reap hist:kvm_destroy_vm counter:exit counter:sigkill; do
+		is "enabled: $m" "$(d $m)" 4
+	done
+	is "enabled: hist:irqbypass_unregister" "$(d hist:irqbypass_unregister)" $((4 * IRQFDS))
+	check "unit=ns: all names its maps @ns_" grep -q '^@ns_exit_mmap: $' $D/all
+	# exit_mmap of a 16 MiB VM takes more than a microsecond
+	mx=$(awk -F '\t' '$1 == "hist" && $2 == "exit_mmap" { print $5 }' $D/raw)
+	check "unit=ns: exit_mmap's max $mx is in ns (>= 1000)" [ "${mx:-0}" -ge 1000 ]
+	grep '^exit_mmap ' $D/summary | sed 's/^/# /'
+	check "rmmod kvmchurn" rmmod kvmchurn
+else
+	not_ok "insmod kvmchurn.ko unit=ns filter=other pairs=64 maxactive=64 enable=0"
+fi
+
+if ! insmod "$KVMCHURN_KO"; then
+	not_ok "insmod kvmchurn.ko"
+	exit 0
+fi
+ok "insmod kvmchurn.ko"
+is "default unit" "$(rec unit)" us
+is "default filter" "$(cat $D/filter)" firecracker
+is "default enable" "$(cat $D/enable)" 1
+
+# ---- bad writes ----------------------------------------------------------------
+long=a
+i=0
+while [ $i -lt 254 ]; do long="$long "; i=$((i + 1)); done
+long="${long}b" # two names, 256 bytes
+bad filter '\n' "an empty write"
+bad filter '   \n' "only spaces"
+bad filter '0123456789abcdef\n' "a 16-character name"
+bad filter 'a b c d e f g h i\n' "9 names"
+bad filter "$long" "256 bytes (two names)"
+bad filter '* firecracker\n' "'*' with a name"
+bad enable '2\n' "2"
+bad enable '10\n' "10"
+bad enable '-1\n' "-1"
+bad enable 'abc\n' "abc"
+bad enable '\n' "an empty write"
+bad enable '1x\n' "1x"
+bad reset '0\n' "0"
+bad reset '2\n' "2"
+bad reset 'abc\n' "abc"
+bad reset '\n' "an empty write"
+bad reset '1x\n' "1x"
+
+# ---- good writes -----------------------------------------------------------------
+good filter 'x,y\n' "'x,y'"
+is "filter 'x,y' reads" "$(cat $D/filter)" "x y"
+good filter '0123456789abcde 1 2 3 4 5 6 7\n' "8 names, one of 15 characters"
+is "filter of 8 names reads" "$(cat $D/filter)" "0123456789abcde 1 2 3 4 5 6 7"
+good filter '*\n' "'*'"
+is "filter '*' reads" "$(cat $D/filter)" "*"
+good filter 'firecracker' "firecracker without a newline"
+is "filter reads" "$(cat $D/filter)" firecracker
+good enable '0\n' 0
+is "enable reads" "$(cat $D/enable)" 0
+good enable '1' "1 without a newline"
+is "enable reads" "$(cat $D/enable)" 1
+
+# ---- reset -------------------------------------------------------------------------
+mark=$(val counter reap)
+load "before reset" -n 4 -j 2 --mem 16
+settle 4 || not_ok "before reset: reap counter did not reach 4"
+good reset '1\n' 1
+left=$(counts_in $D/raw 0 0)
+is "after reset every count is 0" "${left:-all 0}" "all 0"
+is "after reset all prints no map" "$(grep -c '^@' $D/all)" 0
+is "after reset hist/exit_mmap is empty" "$(wc -c <$D/hist/exit_mmap)" 0
+mark=0
+load "after reset" -n 4 -j 2 --mem 16
+settle 4 || not_ok "after reset: reap counter did not reach 4"
+for m in kvm_create_vm exit_mmap exit_to_reap kvm_vm_release; do
+	is "after reset: $m" "$(val hist $m)" 4
+done
+is "after reset: counter exit" "$(val counter exit)" 4
+
+# A reset in the middle of a load: counted afterwards is what happened after
+# it. A VM (k events each) that was in flight at the reset may fall on either
+# side, so each count lies in [k * (N - before - J), k * (N - before)],
+# before being the VMs counted before the reset.
+good reset 1 "reset before the load"
+kvmchurn load $LOAD >/tmp/kc.bg 2>&1 &
+bg=$!
+i=0
+while [ "$(val hist kvm_create_vm)" -lt 12 ] && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+cp $D/raw /tmp/kc.before
+wr reset 1 || not_ok "reset during the load: $(cat /tmp/kc.werr)"
+cp $D/raw /tmp/kc.after
+if wait $bg; then ok "reset during: kvmchurn load $LOAD"; else not_ok "reset during: load exit $?"; sed 's/^/# /' /tmp/kc.bg; fi
+quiet
+cp $D/raw /tmp/kc.final
+echo "# reset during the load: before it $(val hist kvm_create_vm /tmp/kc.before) VMs created, $(val counter exit /tmp/kc.before) exited"
+left=$(counts_in /tmp/kc.after 0 $((IRQFDS * J)))
+is "right after the reset: counts in [0, $((IRQFDS * J))]" "${left:-yes}" yes
+wrong=$(counts_in /tmp/kc.final 0 $((IRQFDS * N)))
+is "after the load: counts in [0, $((IRQFDS * N))]" "${wrong:-yes}" yes
+between() { # between TAG NAME K: K events a VM
+	b=$(val "$1" "$2" /tmp/kc.before)
+	a=$(val "$1" "$2" /tmp/kc.final)
+	hi=$(($3 * N - b))
+	lo=$((hi - $3 * J))
+	[ $lo -lt 0 ] && lo=0
+	if [ "$a" -ge $lo ] && [ "$a" -le $hi ]; then
+		ok "reset during: $1 $2 $a in [$lo, $hi] ($b before)"
+	else
+		not_ok "reset during: $1 $2 $a not in [$lo, $hi] ($b before)"
+	fi
+}
+for m in kvm_create_vm exit_files exit_mmap kvm_vm_release kvm_destroy_vm kvm_mmu_teardown exit_to_reap signal_to_exit; do
+	between hist $m 1
+done
+between hist irqbypass_unregister $IRQFDS
+for c in exit reap sigkill; do between counter $c 1; done
+between counter irqbypass_unregister $IRQFDS
+wrong=$(awk -F '\t' '$1 == "hist" {
+		s = 0; n = split($6, a, ","); for (i = 1; i <= n; i++) { split(a[i], b, ":"); s += b[2] }
+		if ($6 == "-" && $3 != 0 || $6 != "-" && s != $3) print $2 }' /tmp/kc.final)
+is "reset during: every histogram's slots add up to its count" "${wrong:-all}" all
+is "reset during: pairing entries in use at the end" "$(rec pairs 3)" 0
+is "reset during: pairing drops" "$(rec pairs 4)" 0
+grep -v -e '^OK ' -e '^INFO ' $D/checks | sed 's/^/# checks: /'
+
+# ---- rmmod during a load ---------------------------------------------------------
+kvmchurn load $LOAD >/tmp/kc.bg 2>&1 &
+bg=$!
+i=0
+while [ "$(val hist kvm_create_vm)" -lt 8 ] && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+# with several VM processes alive (a VM ends faster than one starts)
+i=0
+while [ "$(vms_alive)" -lt 3 ] && [ $i -lt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+echo "# rmmod with $(vms_alive) VM processes alive, $(val hist kvm_create_vm) VMs created"
+if rmmod kvmchurn 2>/tmp/kc.err; then ok "rmmod during a -j $J load"; else not_ok "rmmod during a -j $J load: $(cat /tmp/kc.err)"; fi
+check "debugfs folder removed" [ ! -e $D ]
+if wait $bg; then ok "the load went on: kvmchurn load $LOAD"; else not_ok "the load went on: exit $?"; fi
+grep -q "$N completed, 0 failed" /tmp/kc.bg || { not_ok "the load's summary"; sed 's/^/# /' /tmp/kc.bg; }
+load "without the module" -n 8 -j $J --mem 16
+if insmod "$KVMCHURN_KO"; then
+	ok "insmod kvmchurn.ko again"
+	mark=0
+	load "loaded again" -n 4 -j 2 --mem 16
+	settle 4 || not_ok "loaded again: reap counter did not reach 4"
+	is "loaded again: kvm_create_vm" "$(val hist kvm_create_vm)" 4
+	is "loaded again: exit_mmap" "$(val hist exit_mmap)" 4
+	check "rmmod kvmchurn" rmmod kvmchurn
+else
+	not_ok "insmod kvmchurn.ko again"
+fi
+is "no VM process left" "$(vms_alive)" 0
+
+splat=$(dmesg | tail -n +$((n0 + 1)) | grep -E 'WARNING|BUG|Oops|lockdep|circular locking|Call Trace|kretprobe')
+check "dmesg: no warning, oops or lockdep report" [ -z "$splat" ]
+[ -z "$splat" ] || echo "$splat" | sed 's/^/# /'
+exit 0

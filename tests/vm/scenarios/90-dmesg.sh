@@ -1,0 +1,16 @@
+#!/bin/sh
+# 90-dmesg: after every scenario, the kernel log holds no warning, oops, BUG,
+# lockdep or OOM report, and kvmchurn is not left loaded. (10-module-churn
+# clears the log once; this reads what has come since.) Busybox sh.
+# shellcheck source=../guest/tap.sh
+. /kvmchurn/tap.sh
+
+if grep -q '^kvmchurn ' /proc/modules; then not_ok "kvmchurn is not left loaded"; else ok "kvmchurn is not left loaded"; fi
+splat=$(dmesg | grep -E 'WARNING|BUG:|Oops|lockdep|possible circular locking|Call Trace|oom-killer|kretprobe')
+if [ -z "$splat" ]; then
+	ok "dmesg: no warning, bug, oops, lockdep or OOM report"
+else
+	not_ok "dmesg: no warning, bug, oops, lockdep or OOM report"
+	echo "$splat" | sed 's/^/# /'
+fi
+exit 0
