@@ -98,6 +98,16 @@ static int kc_parse_bit(const char *buf, bool *bit)
 	return 0;
 }
 
+/* Reads a write of "0" or "1". */
+static int kc_read_bit(const char __user *ubuf, size_t count, bool *bit)
+{
+	char buf[KC_WRITE_MAX];
+	int err;
+
+	err = kc_read_write(ubuf, count, buf);
+	return err ? err : kc_parse_bit(buf, bit);
+}
+
 static int kc_filter_show(struct seq_file *m, void *unused)
 {
 	char buf[KC_FILTER_MAX_NAMES * TASK_COMM_LEN];
@@ -130,13 +140,10 @@ static int kc_enable_show(struct seq_file *m, void *unused)
 static ssize_t kc_enable_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
-	char buf[KC_WRITE_MAX];
 	bool on;
 	int err;
 
-	err = kc_read_write(ubuf, count, buf);
-	if (!err)
-		err = kc_parse_bit(buf, &on);
+	err = kc_read_bit(ubuf, count, &on);
 	if (err)
 		return err;
 	mutex_lock(&kc_control_lock);
@@ -151,14 +158,13 @@ KC_CONTROL_FOPS(kc_enable);
 static ssize_t kc_reset_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
-	char buf[KC_WRITE_MAX];
 	bool on;
 	int err;
 
-	err = kc_read_write(ubuf, count, buf);
-	if (!err)
-		err = kc_parse_bit(buf, &on);
-	if (err || !on)
+	err = kc_read_bit(ubuf, count, &on);
+	if (err)
+		return err;
+	if (!on)
 		return -EINVAL;
 	mutex_lock(&kc_control_lock);
 	kc_hist_reset();
