@@ -94,14 +94,20 @@ static void kc_hist_sum(enum kc_metric m, struct kc_hist_snap *snap)
 	}
 }
 
-static u64 kc_counter_sum(enum kc_counter c)
+/* The sum of a per-CPU counter over all CPUs. */
+u64 kc_percpu_sum(u64 __percpu *counter)
 {
 	u64 sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu_ptr(kc_counters, cpu)[c]);
+		sum += READ_ONCE(*per_cpu_ptr(counter, cpu));
 	return sum;
+}
+
+static u64 kc_counter_sum(enum kc_counter c)
+{
+	return kc_percpu_sum(kc_counters + c);
 }
 
 /* Since the last reset. */

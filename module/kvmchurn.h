@@ -33,6 +33,7 @@ void kc_hist_record(enum kc_metric m, u64 value);
 void kc_count(enum kc_counter c);
 void kc_hist_snapshot(enum kc_metric m, struct kc_hist_snap *snap);
 u64 kc_counter_read(enum kc_counter c);
+u64 kc_percpu_sum(u64 __percpu *counter);
 void kc_hist_reset(void);
 
 /* filter.c: which processes are traced, by thread-group leader comm. */

@@ -302,6 +302,8 @@ static inline __u64 kc_round24(__u64 x, int *e)
 }
 
 #define KC_BAR_WIDTH 52
+#define KC_LABEL_LEN	48	/* "[512T, 1024T)" and room to spare */
+#define KC_LINE_LEN	128
 
 /*
  * bpftrace computes a bar as (int)(count / (float)max * 52) in single
@@ -373,7 +375,7 @@ static inline void kc_render_hist(const __u64 *slots,
 				  void *ctx)
 {
 	unsigned int j, lo = KC_NR_PLAIN, hi = 0;
-	char label[48], line[128];
+	char label[KC_LABEL_LEN], line[KC_LINE_LEN];
 	__u64 c, max = 0;
 
 	for (j = 0; j < KC_NR_PLAIN; j++) {
@@ -393,9 +395,6 @@ static inline void kc_render_hist(const __u64 *slots,
 		emit(ctx, line);
 	}
 }
-
-#define KC_LABEL_LEN	32
-#define KC_LINE_LEN	128
 
 /*
  * The `raw` file. First line "kvmchurn-raw <version>", then one record a

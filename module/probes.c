@@ -381,12 +381,7 @@ unsigned int kc_kretprobes_count(void)
 
 static u64 kc_kret_hits(const struct kc_kret *k)
 {
-	u64 hits = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		hits += *per_cpu_ptr(k->hits, cpu);
-	return hits;
+	return kc_percpu_sum(k->hits);
 }
 
 /* Misses since load: this attachment's and those of earlier ones. */

@@ -253,12 +253,7 @@ unsigned int kc_tracepoints_count(void)
 
 static u64 kc_tp_hits(const struct kc_tp *t)
 {
-	u64 hits = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		hits += *per_cpu_ptr(t->hits, cpu);
-	return hits;
+	return kc_percpu_sum(t->hits);
 }
 
 void kc_tracepoint_info(unsigned int i, struct kc_probe_info *info)

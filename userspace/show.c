@@ -148,7 +148,7 @@ static bool fine_range(const __u64 *slots, unsigned int *lo, unsigned int *hi,
 
 static void render_fine(const __u64 *slots)
 {
-	char label[48], line[KC_LINE_LEN];
+	char label[KC_LABEL_LEN], line[KC_LINE_LEN];
 	unsigned int lo, hi;
 	__u64 max;
 
