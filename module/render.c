@@ -154,20 +154,25 @@ static const char *kc_probe_state_str(const struct kc_probe_info *info,
 
 /*
  * What stands between a metric and its numbers: the state of its first probe
- * that is not attached ("" when all are).
+ * that is not attached ("" when all are); and the calls its kretprobes missed.
  */
-static const char *kc_metric_note(enum kc_metric metric, char *buf,
-				  size_t len)
+static const char *kc_metric_probes(enum kc_metric metric, u64 *missed,
+				    char *buf, size_t len)
 {
+	const char *note = "";
 	struct kc_probe_info info;
 	unsigned int i;
 
+	*missed = 0;
 	for (i = 0; i < kc_probes_count(); i++) {
 		kc_probe_info(i, &info);
-		if (info.metric == metric && info.state != KC_PROBE_ATTACHED)
-			return kc_probe_state_str(&info, buf, len);
+		if (info.metric != metric)
+			continue;
+		*missed += info.missed;
+		if (!*note && info.state != KC_PROBE_ATTACHED)
+			note = kc_probe_state_str(&info, buf, len);
 	}
-	return "";
+	return note;
 }
 
 void kc_show_summary(struct seq_file *m, struct kc_hist_snap *snap)
@@ -175,26 +180,30 @@ void kc_show_summary(struct seq_file *m, struct kc_hist_snap *snap)
 	static const unsigned int pcts[] = { 500, 900, 990 };
 	unsigned int i, p;
 	char state[24];
+	const char *note;
+	u64 missed;
 
-	seq_printf(m, "%-21s %9s %11s %11s %11s %11s %11s  %s\n", "metric",
-		   "count", "avg", "p50", "p90", "p99", "max", "unit");
+	seq_printf(m, "%-21s %9s %11s %11s %11s %11s %11s %8s  %s\n", "metric",
+		   "count", "avg", "p50", "p90", "p99", "max", "nmissed",
+		   "unit");
 	for (i = 0; i < KC_NR_METRICS; i++) {
-		const char *note = kc_metric_note(i, state, sizeof(state));
-
+		note = kc_metric_probes(i, &missed, state, sizeof(state));
 		kc_hist_snapshot(i, snap);
 		seq_printf(m, "%-21s %9llu", kc_metric_name(i), snap->count);
 		if (!snap->count) {
-			seq_printf(m, " %11s %11s %11s %11s %11s  %s%s%s\n", "-",
-				   "-", "-", "-", "-", kc_unit_name(),
-				   *note ? "  " : "", note);
-			continue;
-		}
-		seq_printf(m, " %11llu", div64_u64(snap->sum, snap->count));
-		for (p = 0; p < ARRAY_SIZE(pcts); p++)
+			seq_printf(m, " %11s %11s %11s %11s %11s", "-", "-",
+				   "-", "-", "-");
+		} else {
 			seq_printf(m, " %11llu",
-				   kc_percentile(snap->slots, snap->count,
-						 pcts[p], snap->max));
-		seq_printf(m, " %11llu  %s%s%s\n", snap->max, kc_unit_name(),
+				   div64_u64(snap->sum, snap->count));
+			for (p = 0; p < ARRAY_SIZE(pcts); p++)
+				seq_printf(m, " %11llu",
+					   kc_percentile(snap->slots,
+							 snap->count, pcts[p],
+							 snap->max));
+			seq_printf(m, " %11llu", snap->max);
+		}
+		seq_printf(m, " %8llu  %s%s%s\n", missed, kc_unit_name(),
 			   *note ? "  " : "", note);
 	}
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kvmchurn summary: one line a metric, count, avg, percentiles, max and
- * kretprobe misses; the module's `summary` file with the misses added.
+ * kretprobe misses; the module's `summary` file, read from `raw`.
  */
 #include "snap.h"
 

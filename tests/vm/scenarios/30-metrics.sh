@@ -226,6 +226,8 @@ one_mode exit --end exit
 one_mode close --end close
 echo "# ---- summary after $((5 * N)) VMs"
 sed 's/^/# /' "$D/summary"
+is "summary: column 8 is nmissed" "$(awk 'NR == 1 { print $8 }' "$D/summary")" nmissed
+is "summary: nmissed 0 for every metric" "$(awk 'NR > 1 && $8 != "0" { print $1 "=" $8 }' "$D/summary")" ""
 sed 's/^/# /' "$D/checks"
 
 # Every histogram of raw is consistent: its slots add up to its count.
