@@ -52,7 +52,9 @@
 #ifdef CONFIG_MEMCG
 #define KC_TP_TYPECHECK_MEMCG(event, probe) KC_TP_TYPECHECK(event, probe)
 #else
-#define KC_TP_TYPECHECK_MEMCG(event, probe) static_assert(1, #event)
+#define KC_TP_TYPECHECK_MEMCG(event, probe) \
+	static_assert(__builtin_types_compatible_p(typeof(probe), typeof(probe)), \
+		      #event " needs CONFIG_MEMCG")
 #endif
 
 #endif /* KVMCHURN_COMPAT_H */

@@ -6,7 +6,6 @@
  * and changes nothing.
  */
 #include <linux/debugfs.h>
-#include <linux/kstrtox.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -74,28 +73,12 @@ static const struct file_operations name##_fops = {			\
 	.write = name##_write,						\
 }
 
-/* Copies a write into @buf as a string without its trailing newline. */
+/* Copies a write into @buf (KC_WRITE_MAX bytes) and makes it a string. */
 static int kc_read_write(const char __user *ubuf, size_t count, char *buf)
 {
-	if (!count || count >= KC_WRITE_MAX)
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
+	if (copy_from_user(buf, ubuf, min_t(size_t, count, KC_WRITE_MAX - 1)))
 		return -EFAULT;
-	buf[count] = '\0';
-	if (buf[count - 1] == '\n')
-		buf[count - 1] = '\0';
-	return 0;
-}
-
-/* "0" or "1", nothing else: kstrtobool would take "yes" and "on" too. */
-static int kc_parse_bit(const char *buf, bool *bit)
-{
-	unsigned int v;
-
-	if (kstrtouint(buf, 10, &v) || v > 1)
-		return -EINVAL;
-	*bit = v;
-	return 0;
+	return kc_parse_text(buf, count, KC_WRITE_MAX);
 }
 
 /* Reads a write of "0" or "1". */

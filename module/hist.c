@@ -100,6 +100,8 @@ u64 kc_percpu_sum(u64 __percpu *counter)
 	u64 sum = 0;
 	int cpu;
 
+	if (!counter)		/* a probe never set up has counted nothing */
+		return 0;
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(*per_cpu_ptr(counter, cpu));
 	return sum;
@@ -162,6 +164,7 @@ int kc_hist_init(void)
 {
 	unsigned int m;
 
+	memset(kc_base_counters, 0, sizeof(kc_base_counters));
 	kc_base_hists = kcalloc(KC_NR_METRICS, sizeof(*kc_base_hists),
 				GFP_KERNEL);
 	if (!kc_base_hists)

@@ -11,13 +11,16 @@
 
 #include "kvmchurn_abi.h"
 
-/* main.c: module parameters and controls read in probe context. */
+/* control.c: switches read in probe context, and control-file writes. */
 extern bool kc_enabled;
 extern bool kc_unit_ns;
 
 /* Converts a ktime_get_ns() interval to the unit chosen at load time. */
 u64 kc_to_unit(u64 ns);
 const char *kc_unit_name(void);
+int kc_parse_unit(const char *s, bool *ns);
+int kc_parse_text(char *buf, size_t count, size_t size);
+int kc_parse_bit(const char *s, bool *bit);
 
 /* hist.c: per-CPU histograms and counters, and the reset baseline. */
 struct kc_hist_snap {

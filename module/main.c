@@ -4,7 +4,6 @@
  * machines are created and destroyed at a high rate. This file owns the
  * module parameters and the order in which the parts start and stop.
  */
-#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 
@@ -26,29 +25,14 @@ static unsigned int pairs = 4096;
 module_param(pairs, uint, 0444);
 MODULE_PARM_DESC(pairs, "Entries of the start/end pairing table (default: 4096)");
 
-bool kc_enabled = true;
 module_param_named(enable, kc_enabled, bool, 0444);
 MODULE_PARM_DESC(enable, "Record events (default: 1)");
-
-bool kc_unit_ns;
-
-u64 kc_to_unit(u64 ns)
-{
-	return kc_unit_ns ? ns : div_u64(ns, NSEC_PER_USEC);
-}
-
-const char *kc_unit_name(void)
-{
-	return kc_unit_ns ? "ns" : "us";
-}
 
 static int __init kc_init(void)
 {
 	int err;
 
-	if (!strcmp(unit, "ns")) {
-		kc_unit_ns = true;
-	} else if (strcmp(unit, "us")) {
+	if (kc_parse_unit(unit, &kc_unit_ns)) {
 		pr_err("unit=%s: must be us or ns\n", unit);
 		return -EINVAL;
 	}

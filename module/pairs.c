@@ -74,7 +74,8 @@ static struct kc_pair *kc_pair_room(struct kc_pair_bucket *b, u64 now)
 		if (!oldest || e->ts < oldest->ts)
 			oldest = e;
 	}
-	if (oldest && now - oldest->ts > KC_PAIR_MAX_AGE) {
+	/* @now may be older than an entry: a caller read the clock, then waited */
+	if (oldest && now > oldest->ts && now - oldest->ts > KC_PAIR_MAX_AGE) {
 		atomic64_inc(&kc_pairs_aged);
 		oldest->kind = 0;
 		WRITE_ONCE(b->used, b->used - 1);

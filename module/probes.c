@@ -8,6 +8,8 @@
  * instance's own data (data_size), so nothing is shared between concurrent
  * calls; returning non-zero from it skips the instance, so a call that does
  * not match costs one filter test. The return handler only records.
+ * Whether recording is on is the want() function's to test, so that one
+ * that forgets state (kvm_vm_release) can do so while it is off.
  */
 #include <linux/kprobes.h>
 #include <linux/kvm.h>
@@ -24,7 +26,7 @@
 
 struct kc_kret;
 
-/* Decides at entry whether this call is timed (true) or skipped. */
+/* Decides at entry whether this call is followed to its return (true). */
 typedef bool (*kc_want_fn)(struct kc_kret *k, struct kretprobe_instance *ri,
 			   struct pt_regs *regs);
 /*
@@ -52,6 +54,7 @@ struct kc_kret {
 struct kc_kret_data {
 	u64 start;
 	unsigned long arg;
+	bool timed;
 };
 
 static unsigned int kc_maxactive;
@@ -62,10 +65,16 @@ static DEFINE_MUTEX(kc_probes_lock);
 #define KC_IRQBYPASS_MODULE \
 	(IS_MODULE(CONFIG_IRQ_BYPASS_MANAGER) ? "irqbypass" : NULL)
 
+/* Recording is on and current belongs to a traced process. */
+static bool kc_traced(void)
+{
+	return READ_ONCE(kc_enabled) && kc_filter_match(current);
+}
+
 static bool kc_want_traced(struct kc_kret *k, struct kretprobe_instance *ri,
 			   struct pt_regs *regs)
 {
-	return kc_filter_match(current);
+	return kc_traced();
 }
 
 /* kvm_dev_ioctl(filp, ioctl, arg): only KVM_CREATE_VM, as the seed does. */
@@ -73,7 +82,7 @@ static bool kc_want_create_vm(struct kc_kret *k, struct kretprobe_instance *ri,
 			      struct pt_regs *regs)
 {
 	return regs_get_kernel_argument(regs, 1) == KVM_CREATE_VM &&
-	       kc_filter_match(current);
+	       kc_traced();
 }
 
 /*
@@ -83,23 +92,26 @@ static bool kc_want_create_vm(struct kc_kret *k, struct kretprobe_instance *ri,
 static bool kc_want_irqfd(struct kc_kret *k, struct kretprobe_instance *ri,
 			  struct pt_regs *regs)
 {
-	if (kc_filter_match(current))
+	if (kc_traced())
 		kc_pair_add(KC_PAIR_VM, regs_get_kernel_argument(regs, 0),
 			    ktime_get_ns(), true);
 	return false;
 }
 
-/* kvm_vm_release(inode, filp): the VM is forgotten when its fd is released. */
+/*
+ * kvm_vm_release(inode, filp): timed for a traced process; and a marked VM is
+ * forgotten when its fd is released (its irqfds are gone by then), whatever
+ * the filter or enable say now, so that no mark outlives its struct kvm.
+ */
 static bool kc_want_vm_release(struct kc_kret *k, struct kretprobe_instance *ri,
 			       struct pt_regs *regs)
 {
 	struct file *filp = (struct file *)regs_get_kernel_argument(regs, 1);
 	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 
-	if (!kc_filter_match(current))
-		return false;
 	d->arg = (unsigned long)filp->private_data;
-	return true;
+	d->timed = kc_traced();
+	return d->timed || kc_pair_get(KC_PAIR_VM, d->arg, KC_PAIR_PEEK, NULL);
 }
 
 static bool kc_done_vm_release(struct kretprobe_instance *ri, u64 value)
@@ -107,7 +119,7 @@ static bool kc_done_vm_release(struct kretprobe_instance *ri, u64 value)
 	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 
 	kc_pair_get(KC_PAIR_VM, d->arg, KC_PAIR_TAKE, NULL);
-	return true;
+	return d->timed;
 }
 
 /*
@@ -142,6 +154,8 @@ static bool kc_want_unregister(struct kc_kret *k, struct kretprobe_instance *ri,
 	struct irq_bypass_consumer *cons;
 	struct kvm_kernel_irqfd *irqfd;
 
+	if (!READ_ONCE(kc_enabled))
+		return false;
 	if (kc_filter_all())
 		return true;
 	cons = (struct irq_bypass_consumer *)regs_get_kernel_argument(regs, 0);
@@ -193,7 +207,7 @@ static int kc_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 
 	this_cpu_inc(*k->hits);
-	if (!READ_ONCE(kc_enabled) || !k->want(k, ri, regs))
+	if (!k->want(k, ri, regs))
 		return 1;
 	d->start = ktime_get_ns();
 	return 0;
