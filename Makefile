@@ -35,6 +35,11 @@ all: module client
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# The KUnit suites (tests/kunit): for a kernel with CONFIG_KUNIT, such as the
+# debug kernel of `make check-debug`.
+kunit:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kunit modules
+
 client: userspace/kvmchurn
 
 userspace/kvmchurn: $(CLIENT_SRCS) $(CLIENT_HDRS) dkms.conf
@@ -53,6 +58,7 @@ uninstall:
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kunit clean
 	rm -f userspace/kvmchurn tests/unit/abi_test tests/unit/fakekvm.so
 
 # The kernel's coding style. Debian's headers do not ship checkpatch.pl: take
@@ -62,11 +68,11 @@ CHECKPATCH ?= $(KDIR)/scripts/checkpatch.pl
 CHECKPATCH_FLAGS := --no-tree --strict --quiet --show-types
 style:
 	@test -x $(CHECKPATCH) || { echo "$(CHECKPATCH) not found: pass CHECKPATCH=/path/to/linux/scripts/checkpatch.pl" >&2; exit 2; }
-	$(CHECKPATCH) $(CHECKPATCH_FLAGS) -f $(filter-out module/compat.h,$(wildcard module/*.[ch]))
+	$(CHECKPATCH) $(CHECKPATCH_FLAGS) -f $(filter-out module/compat.h,$(filter-out %.mod.c,$(wildcard module/*.[ch] tests/kunit/*.[ch])))
 	$(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f module/compat.h
 
 # Test tiers (README.md). Downloads and builds go to $(KVMCHURN_CACHE).
-check: check-unit check-build check-vm
+check: check-unit check-build check-vm check-debug
 
 check-quick: check-unit check-build
 
@@ -85,5 +91,9 @@ check-build:
 check-vm:
 	tests/vm/run.sh $(KERNELS)
 
+# The debug kernel (tests/debug): KUnit, KASAN, lockdep, kmemleak, fault scenarios.
+check-debug:
+	tests/debug/run.sh
+
 .PHONY: all module client install uninstall clean style check check-quick \
-	check-unit check-build check-vm
+	check-unit check-build check-vm check-debug kunit

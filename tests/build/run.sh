@@ -9,38 +9,59 @@ set -euo pipefail
 
 KC_FAIL=3 # kc_build_one's status for a judged failure; anything else is a harness error
 
-kc_build_one() {
-	local id=$1 log t0 warnings n unchecked
-	kc_load_env "$id" || { echo "FAIL $id: not fetched"; return "$KC_FAIL"; }
-	kc_spec "$id" # KC_CHECK: the sparse this kernel needs, if not the host's
-	mkdir -p "$KVMCHURN_CACHE/logs"
-	log=$KVMCHURN_CACHE/logs/$id-build.log
-	t0=$SECONDS
-	if ! kc_build "$id" build "$log" module W=1 C=1 ${KC_CHECK:+"CHECK=$KC_CHECK"} ||
-		[[ ! -f $KC_BUILD_DIR/kvmchurn.ko ]]; then
+# kc_build_target ID TARGET KO DIR LOG: make TARGET with W=1 C=1 and judge it. KO is the
+# module it must leave, DIR the folder (module or tests/kunit) whose files sparse must
+# have checked. When not clean: prints what is wrong, the last line a summary; returns 1.
+kc_build_target() {
+	local id=$1 target=$2 ko=$3 dir=$4 log=$5 warnings n unchecked
+	if ! kc_build "$id" build "$log" "$target" W=1 C=1 ${KC_CHECK:+"CHECK=$KC_CHECK"} ||
+		[[ ! -f $KC_BUILD_DIR/$ko ]]; then
 		grep -iE '(warning|error)' "$log" | head -n 30 | sed 's/^/    /' || tail -n 20 "$log" | sed 's/^/    /'
-		echo "FAIL $id $KC_KREL: build failed ($((SECONDS - t0)) s, log: $log)"
-		return "$KC_FAIL"
+		echo "build of $ko failed (log: $log)"
+		return 1
 	fi
 	# gcc and sparse say "warning:"/"error:", modpost "WARNING: modpost:"
 	warnings=$(grep -iE '(warning|error):' "$log" || true)
 	if [[ -n $warnings ]]; then
 		n=$(wc -l <<<"$warnings")
 		head -n 30 <<<"$warnings" | sed 's/^/    /'
-		echo "FAIL $id $KC_KREL: $n warning lines ($((SECONDS - t0)) s, log: $log)"
-		return "$KC_FAIL"
+		echo "$ko: $n warning lines (log: $log)"
+		return 1
 	fi
 	# C=1 must have checked every file it compiled. Kernels from 6.19 on turn it off, with
 	# only a make message, when scripts/checker-valid.sh does not vouch for the sparse.
-	unchecked=$(comm -23 <(sed -nE 's#^ +CC \[M\] +(.*/)?(module/[^ ]+)\.o$#\2.c#p' "$log" | sort) \
-		<(sed -nE 's#^ +CHECK +(.*/)?(module/[^ ]+\.c)$#\2#p' "$log" | sort))
+	# (what kbuild generates, *.mod.c and .module-common.c, is not ours to check)
+	unchecked=$(comm -23 <(sed -nE "s#^ +CC \[M\] +(.*/)?($dir/[^ .][^ ]*)\.o\$#\2.c#p" "$log" | grep -v '\.mod\.c$' | sort) \
+		<(sed -nE "s#^ +CHECK +(.*/)?($dir/[^ ]+\.c)\$#\2#p" "$log" | sort))
 	if [[ -n $unchecked ]] || ! grep -qE '^ +CHECK +' "$log"; then
 		grep -E 'not available or not up to date|checker-valid' "$log" | sed 's/^/    /' || true
 		unchecked=${unchecked//$'\n'/ }
-		echo "FAIL $id $KC_KREL: C=1 but sparse did not check ${unchecked:-anything} ($((SECONDS - t0)) s, log: $log)"
+		echo "$ko: C=1 but sparse did not check ${unchecked:-anything} (log: $log)"
+		return 1
+	fi
+}
+
+kc_build_one() {
+	local id=$1 log t0 why
+	kc_load_env "$id" || { echo "FAIL $id: not fetched"; return "$KC_FAIL"; }
+	kc_spec "$id" # KC_CHECK: the sparse this kernel needs, if not the host's
+	mkdir -p "$KVMCHURN_CACHE/logs"
+	log=$KVMCHURN_CACHE/logs/$id-build.log
+	t0=$SECONDS
+	local what="no warnings, sparse run"
+	if ! why=$(kc_build_target "$id" module kvmchurn.ko module "$log"); then
+		:
+	elif [[ $id == "$KC_DEBUG_ID" ]]; then
+		# the debug kernel has KUnit: its suites must build as cleanly
+		what+=" (module and KUnit suites)"
+		why=$(kc_build_target "$id" kunit tests/kunit/kvmchurn_test.ko tests/kunit "$log.kunit") || :
+	fi
+	if [[ -n $why ]]; then
+		sed '$d' <<<"$why"
+		echo "FAIL $id $KC_KREL: $(tail -n1 <<<"$why") ($((SECONDS - t0)) s)"
 		return "$KC_FAIL"
 	fi
-	echo "PASS $id $KC_KREL: no warnings, sparse run ($((SECONDS - t0)) s)"
+	echo "PASS $id $KC_KREL: $what ($((SECONDS - t0)) s)"
 }
 
 kc_run_tier kc_build_one "$@"

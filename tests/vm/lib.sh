@@ -9,8 +9,10 @@ KC_TOP=$(cd "$KC_VM_DIR/../.." && pwd)
 KVMCHURN_SRC=${KVMCHURN_SRC:-$KC_TOP}
 KVMCHURN_CACHE=${KVMCHURN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kvmchurn}
 KC_ALL_IDS="x86_64-5.10 x86_64-6.1 x86_64-6.12 x86_64-7.x arm64-6.1 arm64-6.12"
+# The debug kernel we build ourselves (tests/debug): asked for by name, never by default.
+KC_DEBUG_ID=x86_64-debug
 # What of the source tree a module or client build needs (copied, never built in place).
-KC_TREE_ITEMS="Kbuild Makefile dkms.conf module userspace include"
+KC_TREE_ITEMS="Kbuild Makefile dkms.conf module userspace include tests/kunit"
 KC_DEBIAN_SOURCES=/etc/apt/sources.list.d/debian.sources
 KC_APT=$KVMCHURN_CACHE/apt
 KC_CHROOT_DIR=$KVMCHURN_CACHE/chroot/trixie
@@ -37,9 +39,9 @@ kc_ids() {
 	read -r -a ids <<<"${list//,/ }"
 	((${#ids[@]})) || read -r -a ids <<<"$KC_ALL_IDS"
 	for id in "${ids[@]}"; do
-		case " $KC_ALL_IDS " in
+		case " $KC_ALL_IDS $KC_DEBUG_ID " in
 		*" $id "*) printf '%s\n' "$id" ;;
-		*) kc_die "unknown kernel id '$id' (known: $KC_ALL_IDS)" ;;
+		*) kc_die "unknown kernel id '$id' (known: $KC_ALL_IDS $KC_DEBUG_ID)" ;;
 		esac
 	done
 }
@@ -64,6 +66,8 @@ kc_spec() {
 		# __typeof_unqual__, which only sid's sparse knows (Debian's others are 0.6.4)
 		KC_SUITES="trixie-backports" KC_ABI_RE='7\.[0-9]+\.[0-9]+\+deb13(\.[0-9]+)?' KC_USE_CHROOT=1
 		KC_CHECK=$KC_SID_SPARSE ;;
+	x86_64-debug) # built from linux-source by tests/debug/kernel.sh, not downloaded
+		KC_SUITES="bookworm-security bookworm-backports" KC_ABI_RE='' ;;
 	*) kc_die "no spec for '$KC_ID'" ;;
 	esac
 }
@@ -173,7 +177,7 @@ kc_index() {
 	done
 	((${#files[@]})) || return 0
 	/usr/lib/apt/apt-helper cat-file "${files[@]}" | awk '
-		function out() { if (p ~ /^(linux-(headers|image|binary-unsigned|modules|kbuild)-|busybox-static$|sparse$)/) print p "\t" a "\t" v "\t" d; p = "" }
+		function out() { if (p ~ /^(linux-(headers|image|binary-unsigned|modules|kbuild|source)-|busybox-static$|sparse$)/) print p "\t" a "\t" v "\t" d; p = "" }
 		/^Package: / { out(); p = $2; a = v = d = "" }
 		/^Architecture: / { a = $2 }
 		/^Version: / { v = $2 }
@@ -236,7 +240,7 @@ kc_build() {
 			tar -C "$KC_BUILD_DIR" -xf -
 	fi
 	local args=(-j"$(nproc)" "$target")
-	if [[ $target == module ]]; then
+	if [[ $target == module || $target == kunit ]]; then
 		args+=(KDIR="$KC_KDIR")
 		if [[ -n $KC_CC ]]; then args+=(CC="$KC_CC"); fi
 	fi

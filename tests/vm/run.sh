@@ -3,7 +3,10 @@
 # pack an initramfs (busybox, guest/init, the host KVM modules, scenarios/*.sh), boot it
 # under QEMU TCG and judge the serial log (never QEMU's exit code: with panic=-1
 # -no-reboot it exits 0 after a panic). Ids: arguments, else $KERNELS, else all.
-# Knobs: KERNELS, KVMCHURN_CACHE, KVMCHURN_VM_TIMEOUT (seconds a boot may take, 900).
+# The debug kernel (x86_64-debug, tests/debug) also gets the KUnit module and the
+# scenarios of tests/debug/scenarios, and its log is also judged for lockdep and kmemleak.
+# Knobs: KERNELS, KVMCHURN_CACHE, KVMCHURN_VM_TIMEOUT (seconds a boot may take, 900),
+# KVMCHURN_SCENARIOS (globs of scenario file names to run, default all: "00-* 30-*").
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -11,8 +14,26 @@ set -euo pipefail
 KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-900}
 # Kernel text that fails a run, and the known harmless lines (notes/kernel-matrix.md).
 KC_BAD='Kernel panic|BUG:|Oops|WARNING:|Call Trace|KASAN|UBSAN|possible circular locking'
+# What only the debug kernel's detectors print.
+KC_BAD_DEBUG='possible recursive locking|inconsistent lock state|suspicious RCU usage|unreferenced object|DEBUG_LOCKS_WARN|BUG: sleeping function|ODEBUG:'
 KC_HARMLESS='loading out-of-tree module taints kernel|module verification failed|Skipping BTF generation|hrtimer: interrupt took|user requested TSC rate below hardware speed'
 KC_FAIL=3 # kc_vm_one's status for a judged failure; anything else non-zero is a harness error
+
+# kc_scenarios ID: the scenario files for ID (paths), after KVMCHURN_SCENARIOS.
+kc_scenarios() {
+	local f n g
+	{
+		ls "$KC_VM_DIR"/scenarios/*.sh
+		[[ $1 != "$KC_DEBUG_ID" ]] || ls "$KC_TOP"/tests/debug/scenarios/*.sh
+	} | while read -r f; do
+		n=${f##*/}
+		[[ -n ${KVMCHURN_SCENARIOS:-} ]] || { echo "$f"; continue; }
+		for g in $KVMCHURN_SCENARIOS; do
+			# shellcheck disable=SC2053 # $g is a glob on purpose
+			if [[ $n == $g ]]; then echo "$f"; break; fi
+		done
+	done
+}
 
 # kc_initramfs ID BUILD_DIR OUT: the guest's root filesystem as a gzipped newc cpio.
 kc_initramfs() {
@@ -28,7 +49,8 @@ kc_initramfs() {
 	cp "$build/kvmchurn.ko" "$st/kvmchurn/"
 	cp "$build/userspace/kvmchurn" "$st/kvmchurn/bin/"
 	for m in $KC_MODULES; do cp "$KVMCHURN_CACHE/kernels/$id/modules/$m" "$st/kvmchurn/modules/"; done
-	cp "$KC_VM_DIR"/scenarios/*.sh "$st/scenarios/"
+	kc_scenarios "$id" | xargs cp -t "$st/scenarios/"
+	[[ ! -f $build/tests/kunit/kvmchurn_test.ko ]] || cp "$build/tests/kunit/kvmchurn_test.ko" "$st/kvmchurn/"
 	chmod 755 "$st/init" "$st/kvmchurn/bin/kvmchurn-put"
 	printf 'KVMCHURN_KERNEL=%s\nKVMCHURN_ARCH=%s\nKVMCHURN_HOST_MODULES="%s"\n' \
 		"$id" "$KC_ARCH" "$KC_MODULES" >"$st/kvmchurn/config"
@@ -94,6 +116,13 @@ kc_vm_one() {
 		echo "FAIL $id $KC_KREL: client build failed (log: $blog.client)"
 		return "$KC_FAIL"
 	fi
+	# the KUnit module, when the scenario that loads it is to run
+	if kc_scenarios "$id" | grep '/05-kunit\.sh$' >/dev/null &&
+		! { kc_build "$id" vm "$blog.kunit" kunit && [[ -f $KC_BUILD_DIR/tests/kunit/kvmchurn_test.ko ]]; }; then
+		tail -n 20 "$blog.kunit" | sed 's/^/    /'
+		echo "FAIL $id $KC_KREL: KUnit module build failed (log: $blog.kunit)"
+		return "$KC_FAIL"
+	fi
 	initrd=$KVMCHURN_CACHE/initramfs/$id.cpio.gz
 	kc_initramfs "$id" "$KC_BUILD_DIR" "$initrd"
 	kc_log "$id: built and packed ($((SECONDS - t0)) s), booting $KC_KREL"
@@ -111,7 +140,7 @@ kc_vm_one() {
 	rm -rf "${KVMCHURN_CACHE:?}/out/$id"
 	while read -r line; do reasons+=("$line"); done < <(kc_handback "$log" "$KVMCHURN_CACHE/out/$id")
 
-	mapfile -t expected < <(echo init && cd "$KC_VM_DIR/scenarios" && LC_ALL=C ls -- *.sh)
+	mapfile -t expected < <(echo init && kc_scenarios "$id" | sed 's#.*/##' | LC_ALL=C sort)
 	# counts come only from inside scenario blocks, never from kernel or dmesg lines
 	local judged
 	judged=$(awk -v names="${expected[*]}" '
@@ -121,10 +150,13 @@ kc_vm_one() {
 		match($0, /@@KVMCHURN END [^ ]+ rc=[0-9]+/) {
 			split(substr($0, RSTART, RLENGTH), f, " "); rc[f[3]] = substr(f[4], 4); cur = ""; next }
 		index($0, "@@KVMCHURN DONE") { done = 1; next }
-		cur != "" && /^ok( |$)/ { ok++ }
-		cur != "" && /^not ok( |$)/ { nok++; print "notok " cur ": " $0 }
+		cur != "" && /^ok( |$)/ { ok++; sok[cur]++ }
+		cur != "" && /^not ok( |$)/ { nok++; snok[cur]++; print "notok " cur ": " $0 }
+		cur != "" && /^# KUnit: / { print "kunit " substr($0, 3) }
 		END {
 			n = split(names, w, " ")
+			for (i = 1; i <= n; i++)
+				print "scen " w[i] " " sok[w[i]] + 0 " " snok[w[i]] + 0 " " (w[i] in rc ? rc[w[i]] : "none")
 			for (i = 1; i <= n; i++)
 				if (!(w[i] in rc)) print "reason no end marker for " w[i]
 				else if (rc[w[i]] != 0) print "reason " w[i] " exited " rc[w[i]]
@@ -142,18 +174,36 @@ kc_vm_one() {
 	while read -r line; do reasons+=("$line"); done < <(sed -n 's/^reason //p' <<<"$judged")
 	((nok == 0)) || reasons+=("$nok not ok")
 	((ok > 0)) || reasons+=("no ok line")
-	bad=$(tr -d '\r' <"$log" | grep -v '@@KVMCHURN FILE-DATA' | grep -E "$KC_BAD" | grep -vE "$KC_HARMLESS" | awk '!seen[$0]++' || true)
-	[[ -z $bad ]] || reasons+=("kernel says: $(grep -oE "$KC_BAD" <<<"$bad" | head -n1)")
+	local badre=$KC_BAD
+	[[ $id != "$KC_DEBUG_ID" ]] || badre+="|$KC_BAD_DEBUG"
+	bad=$(tr -d '\r' <"$log" | grep -v '@@KVMCHURN FILE-DATA' | grep -E "$badre" | grep -vE "$KC_HARMLESS" | awk '!seen[$0]++' || true)
+	[[ -z $bad ]] || reasons+=("kernel says: $(grep -oE "$badre" <<<"$bad" | head -n1)")
 
+	if [[ $id == "$KC_DEBUG_ID" ]]; then
+		# one verdict a scenario: the fault scenarios are named tests of their own
+		sed -n 's/^scen //p' <<<"$judged" | while read -r scen sok snok src; do
+			[[ $snok == 0 && $src == 0 ]] && line=PASS || line=FAIL
+			echo "    $line $scen: $sok ok, $snok not ok"
+		done
+		if [[ -n $bad ]]; then
+			echo "    FAIL kernel log: $(grep -oE "$badre" <<<"$bad" | head -n1)"
+		elif [[ $qrc != 0 ]]; then
+			echo "    FAIL kernel log: qemu exited $qrc"
+		else
+			echo "    PASS kernel log: no KASAN, UBSAN, lockdep, kmemleak, WARNING or BUG report"
+		fi
+	fi
+	local kunit
+	kunit=$(sed -n 's/^kunit //p' <<<"$judged" | tail -n1)
 	if ((${#reasons[@]} == 0)); then
-		echo "PASS $id $KC_KREL: $ok ok, 0 not ok ($secs s)"
+		echo "PASS $id $KC_KREL: $ok ok, 0 not ok ($secs s)${kunit:+; $kunit}"
 		return 0
 	fi
 	for scen in "${notok[@]}"; do echo "    $scen"; done
 	[[ -z $bad ]] || head -n 10 <<<"$bad" | sed 's/^/    | /'
 	echo "    log: $log"
 	line=$(printf '%s; ' "${reasons[@]}")
-	echo "FAIL $id $KC_KREL: $ok ok, $nok not ok ($secs s) (${line%; })"
+	echo "FAIL $id $KC_KREL: $ok ok, $nok not ok ($secs s)${kunit:+; $kunit} (${line%; })"
 	return "$KC_FAIL"
 }
 

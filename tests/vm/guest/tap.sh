@@ -46,6 +46,73 @@ d() {
 	echo missing
 }
 
+# rec TAG [COLUMN]: a field (default 2) of the first raw record with TAG.
+rec() {
+	awk -F '\t' -v t="$1" -v c="${2:-2}" '$1 == t { print $c; found = 1; exit }
+		END { if (!found) print "missing" }' "$D/raw"
+}
+
+# val TAG NAME [RAW]: the count of a hist, or the value of a counter.
+val() {
+	awk -F '\t' -v t="$1" -v n="$2" '$1 == t && $2 == n { print $3; found = 1 }
+		END { if (!found) print "missing" }' "${3:-$D/raw}"
+}
+
+# vms_alive: VM processes (comm firecracker) still there.
+vms_alive() {
+	n=0
+	for c in /proc/[0-9]*/comm; do
+		read -r name <"$c" 2>/dev/null && [ "$name" = firecracker ] && n=$((n + 1))
+	done
+	echo $n
+}
+
+# no_vms: wait (10 s at most) until no VM process is left.
+no_vms() {
+	i=0
+	while [ "$(vms_alive)" != 0 ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# quiet: wait until no VM process is left and the reap counter stops moving.
+quiet() {
+	no_vms
+	a=$(val counter reap)
+	sleep 1
+	while [ "$(val counter reap)" != "$a" ]; do
+		a=$(val counter reap)
+		sleep 1
+	done
+}
+
+# state METRIC: the states of its probes, distinct, joined by commas.
+state() {
+	awk -F '\t' -v m="$1" '$1 == "probe" && $2 == m && !s[$5]++ { o = o (o ? "," : "") $5 }
+		END { print o ? o : "missing" }' "$D/raw"
+}
+
+# kernel_has: which of the functions that some kernels lack (not there yet, or
+# inlined: kvm_destroy_vm in the debug kernel) this one has, in KC_HAS. One pass
+# over kallsyms (slow under TCG); kvm must be loaded.
+kernel_has() {
+	KC_HAS=" $(awk '$3 ~ /^(kvm_destroy_vm|kvm_destroy_vcpus|kvm_pgtable_stage2_destroy)($|\.)/ {
+		sub(/\..*/, "", $3); print $3 }' /proc/kallsyms | sort -u | tr '\n' ' ')"
+	echo "# this kernel has:$KC_HAS"
+}
+
+# per_vm METRIC: 1 if the metric's function is called once a VM, 0 if this
+# kernel lacks it (after kernel_has).
+per_vm() {
+	case $1 in
+	kvm_destroy_vm | kvm_destroy_vcpus) f=$1 ;;
+	stage2_destroy) f=kvm_pgtable_stage2_destroy ;;
+	*) echo 1 && return ;;
+	esac
+	case $KC_HAS in *" $f "*) echo 1 ;; *) echo 0 ;; esac
+}
+
 # tracefs: sets TR to the mounted tracefs (mounting it if needed).
 tracefs() {
 	for t in /sys/kernel/tracing /sys/kernel/debug/tracing; do
@@ -53,4 +120,27 @@ tracefs() {
 	done
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || return 1
 	[ -f /sys/kernel/tracing/kprobe_events ] && TR=/sys/kernel/tracing
+}
+
+# kp NAME 'SYMBOL [ARGS]' [FILTER]: an enabled kprobe event kct/NAME.
+kp() {
+	echo "p:kct/$1 $2" >>"$TR/kprobe_events" 2>/dev/null || return 1
+	if [ -n "$3" ] && ! echo "$3" >"$TR/events/kct/$1/filter"; then
+		echo "-:kct/$1" >>"$TR/kprobe_events"
+		return 1
+	fi
+	echo 1 >"$TR/events/kct/$1/enable"
+}
+# kp_clear: remove every kct event (before the modules that hold their functions leave).
+kp_clear() {
+	[ -d "$TR/events/kct" ] || return 0
+	echo 0 >"$TR/events/kct/enable"
+	for e in "$TR"/events/kct/*/; do
+		e=${e%/}
+		echo "-:kct/${e##*/}" >>"$TR/kprobe_events"
+	done
+}
+# tcount NAME: events of kct/NAME in the trace buffer; "-" without the event.
+tcount() {
+	if [ -d "$TR/events/kct/$1" ]; then grep -c " $1: " "$TR/trace"; else echo -; fi
 }

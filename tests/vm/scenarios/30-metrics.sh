@@ -24,11 +24,6 @@ ge() { # ge DESCRIPTION GOT MIN: GOT is a number >= MIN
 rec() {
 	awk -F '\t' -v t="$1" -v c="$2" '$1 == t { print $c; found = 1; exit } END { if (!found) print "missing" }' "$D/raw"
 }
-# state METRIC: the states of its probes, distinct, joined by commas.
-state() {
-	awk -F '\t' -v m="$1" '$1 == "probe" && $2 == m && !s[$5]++ { o = o (o ? "," : "") $5 }
-		END { print o ? o : "missing" }' "$D/raw"
-}
 # settle BASE N: wait until the reap counter is N above its value in BASE
 # (sched_process_free runs after an RCU grace period).
 settle() {
@@ -42,27 +37,6 @@ settle() {
 	return 1
 }
 
-# kp NAME 'SYMBOL [ARGS]' [FILTER]: an enabled kprobe event kct/NAME.
-kp() {
-	echo "p:kct/$1 $2" >>"$TR/kprobe_events" 2>/dev/null || return 1
-	if [ -n "$3" ] && ! echo "$3" >"$TR/events/kct/$1/filter"; then
-		echo "-:kct/$1" >>"$TR/kprobe_events"
-		return 1
-	fi
-	echo 1 >"$TR/events/kct/$1/enable"
-}
-kp_clear() {
-	[ -d "$TR/events/kct" ] || return 0
-	echo 0 >"$TR/events/kct/enable"
-	for e in "$TR"/events/kct/*/; do
-		e=${e%/}
-		echo "-:kct/${e##*/}" >>"$TR/kprobe_events"
-	done
-}
-# tcount NAME: events of kct/NAME in the trace buffer; "-" without the event.
-tcount() {
-	if [ -d "$TR/events/kct/$1" ]; then grep -c " $1: " "$TR/trace"; else echo -; fi
-}
 # ttgids NAME: distinct thread groups (processes) that hit kct/NAME.
 ttgids() {
 	awk -v e=" $1: " 'index($0, e) && match($0, /\( *[0-9]+\)/) {
@@ -172,9 +146,7 @@ echo 1 >"$TR/options/record-tgid" 2>/dev/null || not_ok "tracefs option record-t
 echo 8192 >"$TR/buffer_size_kb"
 echo 1 >"$TR/tracing_on"
 
-# Which functions this kernel has (one pass over kallsyms: slow under TCG).
-syms=$(awk '$3 ~ /^(kvm_destroy_vcpus|kvm_pgtable_stage2_destroy)($|\.)/ { print $3 }' /proc/kallsyms | sort -u | tr '\n' ' ')
-echo "# kallsyms: ${syms:-neither kvm_destroy_vcpus nor kvm_pgtable_stage2_destroy}"
+kernel_has
 
 if insmod "$KVMCHURN_KO"; then ok "insmod kvmchurn.ko"; else not_ok "insmod kvmchurn.ko"; exit 0; fi
 for f in all summary counters probes checks raw; do
@@ -187,16 +159,11 @@ for m in kvm_create_vm irqbypass_register signal_to_exit exit_to_reap exit_files
 	exit_mmap kvm_vm_release kvm_destroy_vm kvm_destroy_vcpus stage2_destroy \
 	kvm_mmu_teardown irqbypass_unregister reclaim_direct reclaim_memcg; do
 	st=$(state $m)
-	case $m in
-	kvm_destroy_vcpus | stage2_destroy)
-		case $m in kvm_destroy_vcpus) s=kvm_destroy_vcpus ;; *) s=kvm_pgtable_stage2_destroy ;; esac
-		case " $syms" in
-		*" $s "* | *" $s."*) is "probe $m (the kernel has $s)" "$st" attached ;;
-		*) is "probe $m (the kernel has no $s)" "$st" absent ;;
-		esac
-		;;
-	*) is "probe $m" "$st" attached ;;
-	esac
+	if [ "$(per_vm $m)" = 1 ]; then
+		is "probe $m" "$st" attached
+	else
+		is "probe $m (the kernel lacks its function)" "$st" absent
+	fi
 	[ "$(raw_field hist $m 3)" != missing ] || not_ok "raw has no hist record for $m"
 	[ -r "$D/hist/$m" ] || not_ok "hist/$m is missing"
 	grep -q "^$m " "$D/summary" || not_ok "summary has no line for $m"

@@ -20,10 +20,6 @@ if [ "$KVMCHURN_ARCH" != x86_64 ]; then
 	exit 0
 fi
 
-state() { # state METRIC: the states of its probes, distinct, joined by commas
-	awk -F '\t' -v m="$1" '$1 == "probe" && $2 == m && !s[$5]++ { o = o (o ? "," : "") $5 }
-		END { print o ? o : "missing" }' "$D/raw"
-}
 reap() { awk -F '\t' '$1 == "counter" && $2 == "reap" { print $3 }' "${1:-$D/raw}"; }
 settle() { # settle BASE N: the reap counter N above BASE's
 	b=$(reap "$1")
@@ -55,32 +51,17 @@ host_unload() { # host_unload WHEN
 	done
 }
 # states WHEN WANT: every probe on a kvm/irqbypass function is in state WANT
-# (kvm_destroy_vcpus: absent once kvm is loaded on kernels without it).
+# (absent once kvm is loaded, where this kernel lacks the function).
 states() {
 	for m in $MODMETRICS; do
 		st=$(state $m)
-		if [ $m = kvm_destroy_vcpus ] && [ "$2" = attached ] && [ "$st" = absent ] &&
-			[ "$vcpus_absent" = 1 ]; then
-			ok "$1: probe $m: absent (this kernel has no kvm_destroy_vcpus)"
-			continue
+		if [ "$2" = attached ] && [ "$(per_vm $m)" = 0 ]; then
+			is "$1: probe $m (the kernel lacks its function)" "$st" absent
+		else
+			is "$1: probe $m" "$st" "$2"
 		fi
-		is "$1: probe $m" "$st" "$2"
 	done
 }
-
-kp() { # kp NAME SYMBOL: an enabled kprobe event kct/NAME
-	echo "p:kct/$1 $2" >>"$TR/kprobe_events" 2>/dev/null || return 1
-	echo 1 >"$TR/events/kct/$1/enable"
-}
-kp_clear() { # before the modules that hold the probed functions leave
-	[ -d "$TR/events/kct" ] || return 0
-	echo 0 >"$TR/events/kct/enable"
-	for e in "$TR"/events/kct/*/; do
-		e=${e%/}
-		echo "-:kct/${e##*/}" >>"$TR/kprobe_events"
-	done
-}
-tcount() { if [ -d "$TR/events/kct/$1" ]; then grep -c " $1: " "$TR/trace"; else echo -; fi; }
 
 # count WHEN: one load, counted exactly by the probes that attached late.
 count() {
@@ -96,14 +77,9 @@ count() {
 	settle /tmp/kc.raw0 $N || not_ok "$1: reap counter did not settle at +$N"
 	cp "$D/raw" /tmp/kc.raw1
 	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
-	for m in kvm_create_vm kvm_vm_release kvm_destroy_vm kvm_mmu_teardown exit_mmap exit_to_reap; do
-		is "$1: $m" "$(d hist:$m)" $N
+	for m in kvm_create_vm kvm_vm_release kvm_destroy_vm kvm_destroy_vcpus kvm_mmu_teardown exit_mmap exit_to_reap; do
+		is "$1: $m" "$(d hist:$m)" $((N * $(per_vm $m)))
 	done
-	if [ "$vcpus_absent" = 1 ]; then
-		is "$1: kvm_destroy_vcpus (absent)" "$(d hist:kvm_destroy_vcpus)" 0
-	else
-		is "$1: kvm_destroy_vcpus" "$(d hist:kvm_destroy_vcpus)" $N
-	fi
 	is "$1: irqbypass_unregister" "$(d hist:irqbypass_unregister)" $((N * IRQFDS))
 	is "$1: counter irqbypass_unregister" "$(d counter:irqbypass_unregister)" $((N * IRQFDS))
 	reg=$(tcount kct_reg)
@@ -123,8 +99,7 @@ count() {
 n0=$(dmesg | wc -l)
 tracefs || not_ok "tracefs is available"
 kp_clear
-vcpus_absent=0
-[ "$KVMCHURN_KERNEL" = x86_64-5.10 ] && vcpus_absent=1 # notes/kernel-matrix.md
+kernel_has
 echo "# host modules: $KVMCHURN_HOST_MODULES"
 
 host_unload "before kvmchurn"

@@ -15,7 +15,10 @@
 #    reclaims directly, and puts the old value back as soon as /proc/vmstat's
 #    allocstall moved. (Not more: on arm64, 64 MiB of CMA are free only for
 #    movable pages, and counting them would leave unmovable allocations short
-#    by more than the slab there is to reclaim.)
+#    by more than the slab there is to reclaim.) kswapd, woken first, may
+#    free all there is to reclaim before the script stalls, lifting free
+#    memory above the mark again: the script goes on writing 64 KiB chunks
+#    (512 at most, more than that slab) until it stalls.
 # The module's counts must equal the vmscan tracepoints' own, filtered on the
 # same comm in tracefs. Busybox sh; leaves the module unloaded.
 # shellcheck source=../guest/tap.sh
@@ -101,8 +104,9 @@ direct)
 	stall
 	s0=$s
 	echo "$new" >/proc/sys/vm/min_free_kbytes
+	wm=$(awk -v z="$zn" '$1 == "Node" { in_z = ($4 == z) } in_z && ($1 == "min" || $1 == "low" || $1 == "free" || $2 == "free") { printf "%s ", $0 }' /proc/zoneinfo)
 	i=0
-	while [ $i -lt 64 ]; do
+	while [ $i -lt 512 ]; do
 		# unmovable pages (a fork's page tables and task) and movable
 		# ones (tmpfs; CMA pages, if any, are free memory only for these)
 		(:)
@@ -112,7 +116,7 @@ direct)
 		[ "$s" != "$s0" ] && break
 	done
 	echo "$2" >/proc/sys/vm/min_free_kbytes
-	echo "# direct: zone $zn: $zf usable free of $big pages ($tot managed, $pkb KiB a page); min_free_kbytes $2 -> $new -> $2; $i chunks; allocstall $s0 -> $s"
+	echo "# direct: zone $zn: $zf usable free of $big pages ($tot managed, $pkb KiB a page); min_free_kbytes $2 -> $new -> $2; $i chunks; allocstall $s0 -> $s; zone then: $wm; min_free_kbytes read back $(cat /proc/sys/vm/min_free_kbytes)"
 	;;
 esac
 EOF

@@ -15,14 +15,6 @@ J=4
 IRQFDS=8
 LOAD="-n $N -j $J --vcpus 2 --irqfds $IRQFDS --mem 16 --end kill"
 
-rec() { # rec TAG [COLUMN]: a field of the first raw record with TAG
-	awk -F '\t' -v t="$1" -v c="${2:-2}" '$1 == t { print $c; found = 1; exit }
-		END { if (!found) print "missing" }' "$D/raw"
-}
-val() { # val TAG NAME [RAW]: count of a hist, or value of a counter
-	awk -F '\t' -v t="$1" -v n="$2" '$1 == t && $2 == n { print $3; found = 1 }
-		END { if (!found) print "missing" }' "${3:-$D/raw}"
-}
 settle() { # settle N: the reap counter moves N up from where it was at the last mark
 	i=0
 	while [ $i -lt 100 ]; do
@@ -31,26 +23,6 @@ settle() { # settle N: the reap counter moves N up from where it was at the last
 		i=$((i + 1))
 	done
 	return 1
-}
-vms_alive() { # VM processes still there
-	n=0
-	for c in /proc/[0-9]*/comm; do
-		read -r name <"$c" 2>/dev/null && [ "$name" = firecracker ] && n=$((n + 1))
-	done
-	echo $n
-}
-quiet() { # wait until no VM process is left and the reap counter stops moving
-	i=0
-	while [ "$(vms_alive)" != 0 ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	a=$(val counter reap)
-	sleep 1
-	while [ "$(val counter reap)" != "$a" ]; do
-		a=$(val counter reap)
-		sleep 1
-	done
 }
 # counts_in RAW LO HI: every hist count and counter of RAW is an integer in [LO, HI]
 counts_in() {
@@ -102,6 +74,7 @@ load() { # load DESCRIPTION OPTIONS...
 kc_loaded() { grep -q '^kvmchurn ' /proc/modules; }
 
 n0=$(dmesg | wc -l)
+kernel_has
 kc_loaded && rmmod kvmchurn
 
 # ---- module parameters --------------------------------------------------------
@@ -139,7 +112,7 @@ if insmod "$KVMCHURN_KO" unit=ns filter=other pairs=64 maxactive=64 enable=0; th
 	cp $D/raw /tmp/kc.raw1
 	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
 	for m in hist:kvm_create_vm hist:exit_mmap hist:exit_to_reap hist:kvm_destroy_vm counter:exit counter:sigkill; do
-		is "enabled: $m" "$(d $m)" 4
+		is "enabled: $m" "$(d $m)" $((4 * $(per_vm ${m#*:})))
 	done
 	is "enabled: hist:irqbypass_unregister" "$(d hist:irqbypass_unregister)" $((4 * IRQFDS))
 	check "unit=ns: all names its maps @ns_" grep -q '^@ns_exit_mmap: $' $D/all
@@ -251,7 +224,7 @@ between() { # between TAG NAME K: K events a VM
 	fi
 }
 for m in kvm_create_vm exit_files exit_mmap kvm_vm_release kvm_destroy_vm kvm_mmu_teardown exit_to_reap signal_to_exit; do
-	between hist $m 1
+	between hist $m "$(per_vm $m)"
 done
 between hist irqbypass_unregister $IRQFDS
 for c in exit reap sigkill; do between counter $c 1; done

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# run.sh: the debug tier (`make check-debug`). On the debug kernel that kernel.sh
+# builds (KASAN, UBSAN, lockdep, kmemleak, KUnit, no BTF): the kernel's own checkpatch
+# on our kernel code, the build tier (module and KUnit suites, W=1 C=1), then the vm
+# tier with the KUnit scenario, the fault scenarios of scenarios/ and every scenario of
+# the other kernels. Each of those is a named test with a verdict; the last line is
+# "N passed, N failed", and the exit status is 1 if any failed.
+# Knobs: KVMCHURN_CACHE, KVMCHURN_SCENARIOS, KVMCHURN_VM_TIMEOUT (tests/vm/README.md).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../vm/lib.sh
+. "$here/../vm/lib.sh"
+
+KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-2400} # everything runs 3-5 times slower here
+export KVMCHURN_VM_TIMEOUT
+kc_lock
+kc_apt_setup
+kc_apt_update # once for the three tiers below
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+"$KC_TOP/tests/vm/fetch.sh" "$KC_DEBUG_ID" || kc_die "the debug kernel could not be built"
+kc_load_env "$KC_DEBUG_ID"
+{
+	# the kernel's coding style, with the kernel's own checkpatch.pl
+	if make -s -C "$KVMCHURN_SRC" style CHECKPATCH="$KC_KDIR/scripts/checkpatch.pl" >"$out.style" 2>&1; then
+		echo "PASS style: checkpatch.pl --strict of $KC_KREL on the module and the KUnit suites"
+	else
+		sed 's/^/    /' "$out.style" | head -n 30
+		echo "FAIL style: checkpatch.pl --strict of $KC_KREL"
+	fi
+	rm -f "$out.style"
+	"$KC_TOP/tests/build/run.sh" "$KC_DEBUG_ID" |
+		sed -n "s/^\(PASS\|FAIL\) $KC_DEBUG_ID /\1 build: /p; /^    /p" || true
+	"$KC_TOP/tests/vm/run.sh" "$KC_DEBUG_ID" | grep -v ' passed, .* failed$' || true
+} | tee "$out"
+# The named tests: style, build, each scenario and the kernel log. The vm tier's own
+# verdict line is not one of them, unless the boot never got as far as the scenarios.
+tests=$(grep -E '^ *(PASS|FAIL) ' "$out" | grep -vE "^(PASS|FAIL) $KC_DEBUG_ID " || true)
+grep -qE '^    (PASS|FAIL) kernel log' "$out" || tests+=$'\n'$(grep -E "^FAIL $KC_DEBUG_ID " "$out" || true)
+kc_summary "$(grep -cE '^ *PASS ' <<<"$tests" || true)" "$(grep -cE '^ *FAIL ' <<<"$tests" || true)"
