@@ -14,8 +14,6 @@
 #include <kunit/test.h>
 #include <linux/cpumask.h>
 
-#include "kc_test.h"
-
 /* The slot of 2^k (k >= 2): 4 a power from 2^2 = 4, which is slot 4. */
 static unsigned int kc_pow_slot(unsigned int k)
 {
@@ -23,20 +21,12 @@ static unsigned int kc_pow_slot(unsigned int k)
 }
 
 /*
- * kc_hist_init() for a test. The counters' reset baseline is a static array
- * that kc_hist_init() leaves as it is: right for the module, which inits once
- * a load, but a test inits after others, and the baseline of an earlier
- * test's kc_hist_reset() would exceed the new, zeroed sums.
+ * Every case inits afresh after cases that reset: kc_hist_init() must start
+ * from a zero baseline, or the counters read below zero (it once did not).
  */
-int kc_test_hist_init(void)
-{
-	memset(kc_base_counters, 0, sizeof(kc_base_counters));
-	return kc_hist_init();
-}
-
 static int kc_hist_test_init(struct kunit *test)
 {
-	return kc_test_hist_init();
+	return kc_hist_init();
 }
 
 static void kc_hist_test_exit(struct kunit *test)

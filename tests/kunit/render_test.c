@@ -19,7 +19,6 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "kc_test.h"
 #include "kvmchurn.h"
 
 #define KC_SEQ_SIZE	8192
@@ -62,7 +61,7 @@ static int kc_render_test_init(struct kunit *test)
 	if (!err)
 		err = kc_pairs_init(4096);
 	if (!err)
-		err = kc_test_hist_init();
+		err = kc_hist_init();
 	kc_render_init();
 	kc_seq_reset(ctx);
 	return err;
