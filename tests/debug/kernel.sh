@@ -3,8 +3,9 @@
 # leaves a Debian one: $KVMCHURN_CACHE/kernels/x86_64-debug/{vmlinuz,modules/,env}.
 # It is built from Debian's linux-source-6.12 (the newest of bookworm-security and
 # bookworm-backports) with allnoconfig plus kernel.config beside this script, and kept
-# in $KVMCHURN_CACHE/debug/<key>/, the key being a hash of the config, the source
-# version, the compiler and KC_DEBUG_RECIPE: any change builds afresh, the older one goes.
+# in $KVMCHURN_CACHE/debug/<key>/, the key being a hash of the config's option lines
+# (not its comments), the source version, the compiler and KC_DEBUG_RECIPE: any change
+# builds afresh, the older one goes.
 # fetch.sh runs it (with the cache lock held); it can also run alone.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -45,7 +46,7 @@ build() {
 	dpkg -x "$debs/$(kc_deb_file "$KC_DEBUG_SOURCE" all "$ver")" "$tmp"
 	tar -xJf "$tmp/usr/src/$KC_DEBUG_SOURCE.tar.xz" -C "$dir/src" --strip-components=1
 	rm -rf "$tmp" "$debs"
-	kc_log "$KC_DEBUG_ID: building $KC_DEBUG_SOURCE $ver (a cold build takes ~15 min on 2 cores; log: $log)"
+	kc_log "$KC_DEBUG_ID: building $KC_DEBUG_SOURCE $ver (~6 min on 2 idle cores; log: $log)"
 	local mk=(env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u ARCH -u CROSS_COMPILE LC_ALL=C
 		nice make -C "$dir/src" ARCH=x86_64)
 	{
@@ -107,7 +108,11 @@ main() {
 	fi
 	ver=$(kc_index "$KC_DEBUG_SUITES" amd64 | awk -F'\t' -v p="$KC_DEBUG_SOURCE" '$1 == p { print $3 }' | sort -V | tail -n1)
 	[[ -n $ver ]] || kc_die "$KC_DEBUG_SOURCE is in none of $KC_DEBUG_SUITES"
-	key=$( { cat "$config"; echo "$KC_DEBUG_RECIPE $ver"; gcc --version | head -n1; } | sha256sum | cut -c1-16)
+	key=$( {
+		grep -E '^(CONFIG_|# CONFIG_.* is not set$)' "$config"
+		echo "$KC_DEBUG_RECIPE $ver"
+		gcc --version | head -n1
+	} | sha256sum | cut -c1-16)
 	dir=$KVMCHURN_CACHE/debug/$key
 	if [[ ! -f $dir/.done ]]; then
 		build "$ver" "$dir"
