@@ -170,7 +170,12 @@ rmdir $CG || not_ok "rmdir $CG"
 ls -lR /sys >/dev/null 2>&1
 rec=$(kb SReclaimable)
 echo "# MemFree $(kb MemFree) kB, SReclaimable $rec kB, min_free_kbytes $(cat /proc/sys/vm/min_free_kbytes)"
-if [ "${rec:-0}" -lt 8192 ]; then
+if [ "$KVMCHURN_KERNEL" = x86_64-debug ]; then
+	# KASAN's kernel stacks are order 3: below the raised mark a fork there
+	# ended in the OOM killer in 2 of 4 runs (and, killed before it put the
+	# mark back, took the rest of the boot with it)
+	ok "direct: not forced on the debug kernel # SKIP order-3 stacks under KASAN"
+elif [ "${rec:-0}" -lt 8192 ]; then
 	not_ok "direct: under 8 MiB of reclaimable slab; not risking the OOM killer"
 else
 	old=$(cat /proc/sys/vm/min_free_kbytes)
@@ -181,6 +186,7 @@ else
 	cp "$D/raw" /tmp/kc.raw1
 	rm -f /tmp/kc.fill
 	is "direct: min_free_kbytes put back" "$(cat /proc/sys/vm/min_free_kbytes)" "$old"
+	echo "$old" >/proc/sys/vm/min_free_kbytes # had the script died before it could
 	truth=$(tcount mm_vmscan_direct_reclaim_begin)
 	check "direct: the firecracker script reclaimed directly (tracefs: $truth)" [ "$truth" -gt 0 ]
 	is "direct: reclaim_direct equals the kernel's count" "$(delta reclaim_direct)" "$truth"
