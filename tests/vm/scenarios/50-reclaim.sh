@@ -174,7 +174,7 @@ if [ "$KVMCHURN_KERNEL" = x86_64-debug ]; then
 	# KASAN's kernel stacks are order 3: below the raised mark a fork there
 	# ended in the OOM killer in 2 of 4 runs (and, killed before it put the
 	# mark back, took the rest of the boot with it)
-	ok "direct: not forced on the debug kernel # SKIP order-3 stacks under KASAN"
+	ok "direct: not forced on the debug kernel # SKIP order-3 kernel stacks of the sanitizer build"
 elif [ "${rec:-0}" -lt 8192 ]; then
 	not_ok "direct: under 8 MiB of reclaimable slab; not risking the OOM killer"
 else
