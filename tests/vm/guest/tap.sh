@@ -87,6 +87,15 @@ quiet() {
 	done
 }
 
+# slots_whole DESCRIPTION [RAW]: one line, ok when every histogram's slots
+# add up to its count (a torn or negative count would not).
+slots_whole() {
+	bad=$(awk -F '\t' '$1 == "hist" {
+		s = 0; n = split($6, a, ","); for (i = 1; i <= n; i++) { split(a[i], b, ":"); s += b[2] }
+		if ($6 == "-" && $3 != 0 || $6 != "-" && s != $3) print $2 }' "${2:-$D/raw}")
+	is "$1" "${bad:-all}" all
+}
+
 # state METRIC: the states of its probes, distinct, joined by commas.
 state() {
 	awk -F '\t' -v m="$1" '$1 == "probe" && $2 == m && !s[$5]++ { o = o (o ? "," : "") $5 }

@@ -198,10 +198,7 @@ is "summary: nmissed 0 for every metric" "$(awk 'NR > 1 && $8 != "0" { print $1 
 sed 's/^/# /' "$D/checks"
 
 # Every histogram of raw is consistent: its slots add up to its count.
-bad=$(awk -F '\t' '$1 == "hist" {
-		s = 0; n = split($6, a, ","); for (i = 1; i <= n; i++) { split(a[i], b, ":"); s += b[2] }
-		if ($6 == "-" && $3 != 0 || $6 != "-" && s != $3) print $2 }' "$D/raw")
-is "raw: every histogram's slots add up to its count" "${bad:-all}" all
+slots_whole "raw: every histogram's slots add up to its count"
 is "all: @n_exit" "$(sed -n 's/^@n_exit: //p' "$D/all")" $((5 * N))
 
 # ---- the filter -------------------------------------------------------------
