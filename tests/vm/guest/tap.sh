@@ -87,6 +87,12 @@ quiet() {
 	done
 }
 
+# no_misses DESCRIPTION: one line, ok when no kretprobe missed a call.
+no_misses() {
+	missed=$(awk -F '\t' '$1 == "probe" && $7 != 0 { print $2 "/" $4 "=" $7 }' "$D/raw")
+	is "$1" "${missed:-none}" none
+}
+
 # slots_whole DESCRIPTION [RAW]: one line, ok when every histogram's slots
 # add up to its count (a torn or negative count would not).
 slots_whole() {

@@ -20,10 +20,6 @@ ge() { # ge DESCRIPTION GOT MIN: GOT is a number >= MIN
 	esac
 }
 
-# rec TAG COLUMN: a field of the first raw record with TAG.
-rec() {
-	awk -F '\t' -v t="$1" -v c="$2" '$1 == t { print $c; found = 1; exit } END { if (!found) print "missing" }' "$D/raw"
-}
 # settle BASE N: wait until the reap counter is N above its value in BASE
 # (sched_process_free runs after an RCU grace period).
 settle() {
@@ -126,8 +122,7 @@ one_mode() {
 	is "$label: reclaim_direct (no pressure)" "$(d hist:reclaim_direct)" 0
 	is "$label: reclaim_memcg (no pressure)" "$(d hist:reclaim_memcg)" 0
 
-	missed=$(awk -F '\t' '$1 == "probe" && $7 != 0 { print $2 "/" $4 "=" $7 }' "$D/raw")
-	is "$label: kretprobe misses" "${missed:-none}" none
+	no_misses "$label: kretprobe misses"
 	is "$label: pairing drops" "$(rec pairs 4)" 0
 	is "$label: pairing entries aged out" "$(rec pairs 5)" 0
 	warn=$(grep -v -e '^OK ' -e '^INFO ' "$D/checks")

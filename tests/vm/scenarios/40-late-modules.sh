@@ -87,9 +87,8 @@ count() {
 	is "$1: irqbypass_register equals the kernel's count (tracefs)" "$(d hist:irqbypass_register)" "$reg"
 	is "$1: counter irqbypass_register" "$(d counter:irqbypass_register)" "$reg"
 	is "$1: counter sigkill" "$(d counter:sigkill)" $N
-	missed=$(awk -F '\t' '$1 == "probe" && $7 != 0 { print $2 "/" $4 "=" $7 }' "$D/raw")
-	is "$1: kretprobe misses" "${missed:-none}" none
-	is "$1: pairing drops" "$(awk -F '\t' '$1 == "pairs" { print $4 }' "$D/raw")" 0
+	no_misses "$1: kretprobe misses"
+	is "$1: pairing drops" "$(rec pairs 4)" 0
 	kp_clear
 }
 

@@ -194,9 +194,8 @@ else
 fi
 events off
 
-missed=$(awk -F '\t' '$1 == "probe" && $7 != 0 { print $2 "/" $4 "=" $7 }' "$D/raw")
-is "kretprobe misses" "${missed:-none}" none
-is "pairing drops" "$(awk -F '\t' '$1 == "pairs" { print $4 }' "$D/raw")" 0
+no_misses "kretprobe misses"
+is "pairing drops" "$(rec pairs 4)" 0
 grep -E '^reclaim' "$D/summary" | sed 's/^/# /'
 check "rmmod kvmchurn" rmmod kvmchurn
 bad=$(dmesg | tail -n +$((n0 + 1)) | grep -E 'WARNING|BUG|Oops|lockdep|circular locking|Call Trace|oom-killer|kretprobe')
