@@ -87,6 +87,15 @@ quiet() {
 	done
 }
 
+# wait_hist METRIC N: wait (60 s at most) until METRIC has counted N.
+wait_hist() {
+	i=0
+	while [ "$(val hist "$1")" -lt "$2" ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 # no_misses DESCRIPTION: one line, ok when no kretprobe missed a call.
 no_misses() {
 	missed=$(awk -F '\t' '$1 == "probe" && $7 != 0 { print $2 "/" $4 "=" $7 }' "$D/raw")

@@ -195,11 +195,7 @@ is "after reset: counter exit" "$(val counter exit)" 4
 good reset 1 "reset before the load"
 kvmchurn load $LOAD >/tmp/kc.bg 2>&1 &
 bg=$!
-i=0
-while [ "$(val hist kvm_create_vm)" -lt 12 ] && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_hist kvm_create_vm 12
 cp $D/raw /tmp/kc.before
 wr reset 1 || not_ok "reset during the load: $(cat /tmp/kc.werr)"
 cp $D/raw /tmp/kc.after
@@ -237,11 +233,7 @@ grep -v -e '^OK ' -e '^INFO ' $D/checks | sed 's/^/# checks: /'
 # ---- rmmod during a load ---------------------------------------------------------
 kvmchurn load $LOAD >/tmp/kc.bg 2>&1 &
 bg=$!
-i=0
-while [ "$(val hist kvm_create_vm)" -lt 8 ] && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_hist kvm_create_vm 8
 # with several VM processes alive (a VM ends faster than one starts)
 i=0
 while [ "$(vms_alive)" -lt 3 ] && [ $i -lt 100 ]; do
