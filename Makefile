@@ -6,6 +6,7 @@
 #   make module          kvmchurn.ko; KDIR=, ARCH=, CROSS_COMPILE=, CC=, W=1, C=1
 #   make client          userspace/kvmchurn; STATIC=1, CROSS_COMPILE=aarch64-linux-gnu-
 #   make install         module (then depmod) and client; DESTDIR=, PREFIX=
+#   make dkms-install    the module through DKMS, for KVER (default: running kernel)
 #   make check           every test tier (README.md); check-quick: no VM
 
 KVER ?= $(shell uname -r)
@@ -13,7 +14,9 @@ KDIR ?= /lib/modules/$(KVER)/build
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DEPMOD ?= depmod
+DKMS ?= dkms
 
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 
@@ -24,7 +27,7 @@ CC := $(CROSS_COMPILE)gcc
 endif
 CFLAGS ?= -O2 -g
 CLIENT_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
-	-Wstrict-prototypes -Wmissing-prototypes -Imodule \
+	-Wstrict-prototypes -Wmissing-prototypes -Imodule $(CPPFLAGS) \
 	-DKVMCHURN_VERSION='"$(VERSION)"' -pthread $(CFLAGS)
 CLIENT_LDFLAGS := -pthread $(if $(STATIC),-static) $(LDFLAGS)
 CLIENT_SRCS := $(sort $(wildcard userspace/*.c))
@@ -45,20 +48,46 @@ client: userspace/kvmchurn
 userspace/kvmchurn: $(CLIENT_SRCS) $(CLIENT_HDRS) dkms.conf
 	$(CC) $(CLIENT_CFLAGS) -o $@ $(CLIENT_SRCS) $(CLIENT_LDFLAGS)
 
-install: all
+install: all install-client
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
+
+# The client, its man page and its bash completion (debian/rules uses it too).
+install-client: client
 	install -D -m 0755 userspace/kvmchurn $(DESTDIR)$(SBINDIR)/kvmchurn
 	install -D -m 0644 Documentation/kvmchurn.1 $(DESTDIR)$(MANDIR)/man1/kvmchurn.1
+	install -D -m 0644 completion/kvmchurn.bash $(DESTDIR)$(BASHCOMPDIR)/kvmchurn
 
 uninstall:
 	rm -f $(wildcard $(DESTDIR)/lib/modules/$(KVER)/extra/kvmchurn.ko*)
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
-	rm -f $(DESTDIR)$(SBINDIR)/kvmchurn $(DESTDIR)$(MANDIR)/man1/kvmchurn.1
+	rm -f $(DESTDIR)$(SBINDIR)/kvmchurn $(DESTDIR)$(MANDIR)/man1/kvmchurn.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/kvmchurn
+
+# DKMS. The module's sources as DKMS takes them, in /usr/src/kvmchurn-VERSION
+# (debian/rules puts them in the kvmchurn-dkms package with DESTDIR=).
+DKMS_SRC := /usr/src/kvmchurn-$(VERSION)
+dkms-source:
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	install -d $(DESTDIR)$(DKMS_SRC)/module
+	install -m 0644 Kbuild Makefile dkms.conf $(DESTDIR)$(DKMS_SRC)/
+	install -m 0644 $(wildcard module/*.[ch]) $(DESTDIR)$(DKMS_SRC)/module/
+
+# From a checkout: build and install the module for KVER through DKMS (again
+# for every new kernel, as AUTOINSTALL says). Whatever DKMS had of this version
+# before is removed first, so that a changed tree is really rebuilt.
+dkms-install: dkms-source
+	-$(DKMS) remove -m kvmchurn -v $(VERSION) --all >/dev/null 2>&1
+	$(DKMS) add -m kvmchurn -v $(VERSION)
+	$(DKMS) install -m kvmchurn -v $(VERSION) -k $(KVER)
+
+dkms-remove:
+	$(DKMS) remove -m kvmchurn -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kunit clean
+	$(if $(wildcard tests/kunit),-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kunit clean)
 	rm -f userspace/kvmchurn tests/unit/abi_test tests/unit/fakekvm.so
 
 # The kernel's coding style. Debian's headers do not ship checkpatch.pl: take
@@ -72,7 +101,7 @@ style:
 	$(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f module/compat.h
 
 # Test tiers (README.md). Downloads and builds go to $(KVMCHURN_CACHE).
-check: check-unit check-build check-vm check-debug
+check: check-unit check-build check-vm check-dkms check-debug
 
 check-quick: check-unit check-build
 
@@ -82,6 +111,7 @@ check-unit:
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -shared -fPIC \
 		-o tests/unit/fakekvm.so tests/unit/fakekvm.c -ldl
 	tests/unit/abi_test
+	tests/unit/packaging.sh
 	KVMCHURN_CLIENT=$(CURDIR)/userspace/kvmchurn KVMCHURN_VERSION=$(VERSION) \
 		KVMCHURN_FAKEKVM=$(CURDIR)/tests/unit/fakekvm.so tests/unit/run.sh
 
@@ -91,9 +121,20 @@ check-build:
 check-vm:
 	tests/vm/run.sh $(KERNELS)
 
+# DKMS and the Debian packages in chroots of each kernel's release (tests/dkms),
+# then the vm tier with the modules DKMS built.
+check-dkms:
+	tests/dkms/run.sh $(KERNELS)
+
+# Documentation/compatibility.rst, from what the last vm, dkms and debug runs left.
+compatibility:
+	tests/vm/compatibility.sh >Documentation/compatibility.rst.tmp
+	mv Documentation/compatibility.rst.tmp Documentation/compatibility.rst
+
 # The debug kernel (tests/debug): KUnit, KASAN, lockdep, kmemleak, fault scenarios.
 check-debug:
 	tests/debug/run.sh
 
-.PHONY: all module client install uninstall clean style check check-quick \
-	check-unit check-build check-vm check-debug kunit
+.PHONY: all module client install install-client uninstall clean style check \
+	check-quick check-unit check-build check-vm check-debug check-dkms kunit \
+	dkms-source dkms-install dkms-remove compatibility

@@ -15,6 +15,15 @@
 #include <linux/build_bug.h>
 #include <linux/version.h>
 
+/*
+ * Without kretprobes the module times nothing, without debugfs nothing can
+ * read it: a kernel without them fails the build (DKMS reports it) rather
+ * than get a module that loads and does nothing.
+ */
+#if !IS_ENABLED(CONFIG_KRETPROBES) || !IS_ENABLED(CONFIG_DEBUG_FS)
+#error "kvmchurn needs a kernel built with CONFIG_KRETPROBES and CONFIG_DEBUG_FS"
+#endif
+
 /* 6.16 added group_dead to sched_process_exit (and moved it before exit_mm). */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
 #define KC_SCHED_PROCESS_EXIT_PROTO \

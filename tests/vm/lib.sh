@@ -211,33 +211,42 @@ kc_load_env() {
 	. "$f"
 }
 
-# kc_build ID TIER LOG TARGET [MAKE-ARGS...]: copy the source tree into the per-kernel
-# build folder of TIER (the first target of a tier starts it afresh) and run make TARGET
-# there with the kernel's ARCH/CROSS_COMPILE/CC; output goes to LOG. Sets KC_BUILD_DIR.
-# The module of a chroot kernel is built inside the chroot (its gcc and headers paths).
-kc_build() {
-	local id=$1 tier=$2 log=$3 target=$4 inner item
-	shift 4
+# kc_build_dir ID TIER: set KC_BUILD_DIR, the per-kernel build folder of TIER, and copy
+# the source tree into it afresh.
+kc_build_dir() {
+	local id=$1 tier=$2 item items=()
 	kc_load_env "$id" || return 1
 	if [[ -n $KC_CHROOT ]]; then
-		inner=/build/$tier/$id
-		KC_BUILD_DIR=$KC_CHROOT$inner
+		KC_BUILD_DIR=$KC_CHROOT/build/$tier/$id
 	else
 		KC_BUILD_DIR=$KVMCHURN_CACHE/build/$tier/$id
 	fi
+	rm -rf "$KC_BUILD_DIR"
+	mkdir -p "$KC_BUILD_DIR"
+	for item in $KC_TREE_ITEMS; do
+		if [[ -e $KVMCHURN_SRC/$item ]]; then items+=("$item"); fi
+	done
+	# without the products of an in-place build: a host client binary or objects
+	# of another kernel must not look up to date here
+	tar -C "$KVMCHURN_SRC" --exclude-vcs --exclude='*.o' --exclude='*.ko' \
+		--exclude='*.mod' --exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.order' \
+		--exclude=Module.symvers --exclude=userspace/kvmchurn -cf - "${items[@]}" |
+		tar -C "$KC_BUILD_DIR" -xf -
+}
+
+# kc_build ID TIER LOG TARGET [MAKE-ARGS...]: run make TARGET in the per-kernel build
+# folder of TIER (KC_BUILD_DIR; target module starts it afresh from the source tree) with
+# the kernel's ARCH/CROSS_COMPILE/CC; output goes to LOG.
+# The module of a chroot kernel is built inside the chroot (its gcc and headers paths).
+kc_build() {
+	local id=$1 tier=$2 log=$3 target=$4 inner=/build/$2/$1
+	shift 4
 	if [[ $target == module ]]; then
-		rm -rf "$KC_BUILD_DIR"
-		mkdir -p "$KC_BUILD_DIR"
-		local items=()
-		for item in $KC_TREE_ITEMS; do
-			if [[ -e $KVMCHURN_SRC/$item ]]; then items+=("$item"); fi
-		done
-		# without the products of an in-place build: a host client binary or objects
-		# of another kernel must not look up to date here
-		tar -C "$KVMCHURN_SRC" --exclude-vcs --exclude='*.o' --exclude='*.ko' \
-			--exclude='*.mod' --exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.order' \
-			--exclude=Module.symvers --exclude=userspace/kvmchurn -cf - "${items[@]}" |
-			tar -C "$KC_BUILD_DIR" -xf -
+		kc_build_dir "$id" "$tier" || return 1
+	else
+		kc_load_env "$id" || return 1
+		KC_BUILD_DIR=${KC_CHROOT:+$KC_CHROOT$inner}
+		KC_BUILD_DIR=${KC_BUILD_DIR:-$KVMCHURN_CACHE/build/$tier/$id}
 	fi
 	local args=(-j"$(nproc)" "$target")
 	if [[ $target == module || $target == kunit ]]; then

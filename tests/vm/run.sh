@@ -6,7 +6,8 @@
 # The debug kernel (x86_64-debug, tests/debug) also gets the KUnit module and the
 # scenarios of tests/debug/scenarios, and its log is also judged for lockdep and kmemleak.
 # Knobs: KERNELS, KVMCHURN_CACHE, KVMCHURN_VM_TIMEOUT (seconds a boot may take, 900),
-# KVMCHURN_SCENARIOS (globs of scenario file names to run, default all: "00-* 30-*").
+# KVMCHURN_SCENARIOS (globs of scenario file names to run, default all: "00-* 30-*"),
+# KVMCHURN_MODULE_DIR (boot DIR/<id>/kvmchurn.ko instead of building one: the dkms tier).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -106,7 +107,15 @@ kc_vm_one() {
 	mkdir -p "$KVMCHURN_CACHE/logs" "$KVMCHURN_CACHE/initramfs"
 	blog=$KVMCHURN_CACHE/logs/$id-build-vm.log
 	t0=$SECONDS
-	if ! kc_build "$id" vm "$blog" module || [[ ! -f $KC_BUILD_DIR/kvmchurn.ko ]]; then
+	local from=''
+	if [[ -n ${KVMCHURN_MODULE_DIR:-} ]]; then
+		from=" (module from $KVMCHURN_MODULE_DIR)"
+		kc_build_dir "$id" vm
+		if ! cp "$KVMCHURN_MODULE_DIR/$id/kvmchurn.ko" "$KC_BUILD_DIR/kvmchurn.ko"; then
+			echo "FAIL $id $KC_KREL: no $KVMCHURN_MODULE_DIR/$id/kvmchurn.ko"
+			return "$KC_FAIL"
+		fi
+	elif ! kc_build "$id" vm "$blog" module || [[ ! -f $KC_BUILD_DIR/kvmchurn.ko ]]; then
 		tail -n 20 "$blog" | sed 's/^/    /'
 		echo "FAIL $id $KC_KREL: module build failed (log: $blog)"
 		return "$KC_FAIL"
@@ -195,15 +204,19 @@ kc_vm_one() {
 	fi
 	local kunit
 	kunit=$(sed -n 's/^kunit //p' <<<"$judged" | tail -n1)
+	# the verdict stays with the files handed back (tests/vm/compatibility.sh reads it)
+	mkdir -p "$KVMCHURN_CACHE/out/$id"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$KC_KREL" "$KC_PKGVER" "${KC_SUITES%% *}" \
+		"$( ((${#reasons[@]} == 0)) && echo PASS || echo FAIL)" "$ok" "$nok" >"$KVMCHURN_CACHE/out/$id/verdict"
 	if ((${#reasons[@]} == 0)); then
-		echo "PASS $id $KC_KREL: $ok ok, 0 not ok ($secs s)${kunit:+; $kunit}"
+		echo "PASS $id $KC_KREL$from: $ok ok, 0 not ok ($secs s)${kunit:+; $kunit}"
 		return 0
 	fi
 	for scen in "${notok[@]}"; do echo "    $scen"; done
 	[[ -z $bad ]] || head -n 10 <<<"$bad" | sed 's/^/    | /'
 	echo "    log: $log"
 	line=$(printf '%s; ' "${reasons[@]}")
-	echo "FAIL $id $KC_KREL: $ok ok, $nok not ok ($secs s)${kunit:+; $kunit} (${line%; })"
+	echo "FAIL $id $KC_KREL$from: $ok ok, $nok not ok ($secs s)${kunit:+; $kunit} (${line%; })"
 	return "$KC_FAIL"
 }
 

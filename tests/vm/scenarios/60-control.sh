@@ -5,7 +5,8 @@
 # nothing; enable stops and restarts recording; reset zeroes every count,
 # also in the middle of a running load, where what is counted afterwards is
 # what happened after the reset; rmmod in the middle of a running -j 4 load
-# succeeds, and the guest keeps creating VMs. Busybox sh; leaves the module
+# succeeds, and the guest keeps creating VMs; the errors of writing a view,
+# reading reset, unloading with a file open, reading after rmmod. Busybox sh; leaves the module
 # unloaded.
 # shellcheck source=../guest/tap.sh
 . /kvmchurn/tap.sh
@@ -253,7 +254,31 @@ if insmod "$KVMCHURN_KO"; then
 	settle 4 || not_ok "loaded again: reap counter did not reach 4"
 	is "loaded again: kvm_create_vm" "$(val hist kvm_create_vm)" 4
 	is "loaded again: exit_mmap" "$(val hist exit_mmap)" 4
-	check "rmmod kvmchurn" rmmod kvmchurn
+	# the errors Documentation/ABI.rst promises
+	if wr summary 1; then
+		not_ok "a write to a view accepted"
+	else
+		check "a write to a view: EINVAL" grep -q 'Invalid argument' /tmp/kc.werr
+	fi
+	if dd if="$D/reset" of=/dev/null bs=64 count=1 2>/tmp/kc.rerr; then
+		not_ok "a read of reset accepted"
+	else
+		check "a read of reset: EINVAL" grep -q 'Invalid argument' /tmp/kc.rerr
+	fi
+	exec 3<"$D/summary"
+	if rmmod kvmchurn 2>/tmp/kc.err; then
+		not_ok "rmmod with summary held open: unloaded"
+	else
+		ok "rmmod with summary held open: refused ($(cat /tmp/kc.err))"
+	fi
+	check "the module is still there" [ -e "$D/summary" ]
+	exec 3<&-
+	check "rmmod kvmchurn once it is closed" rmmod kvmchurn
+	if cat "$D/summary" >/dev/null 2>/tmp/kc.rerr; then
+		not_ok "summary readable after rmmod"
+	else
+		check "after rmmod: ENOENT" grep -q 'No such file' /tmp/kc.rerr
+	fi
 else
 	not_ok "insmod kvmchurn.ko again"
 fi

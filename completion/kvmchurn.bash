@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2207 # COMPREPLY=($(compgen ...)) is the completion idiom
+# bash completion for kvmchurn(1). Installed as
+# /usr/share/bash-completion/completions/kvmchurn; tests/unit/packaging.sh checks
+# that its commands, options and metrics are the client's own.
+
+_kvmchurn_metrics="kvm_create_vm irqbypass_register signal_to_exit exit_to_reap
+	exit_files exit_mmap kvm_vm_release kvm_destroy_vm kvm_destroy_vcpus
+	stage2_destroy kvm_mmu_teardown irqbypass_unregister reclaim_direct
+	reclaim_memcg"
+
+_kvmchurn_commands="show summary watch check probes filter reset enable disable
+	snapshot diff export dump load help"
+
+# _kvmchurn_options COMMAND: the options COMMAND takes.
+_kvmchurn_options() {
+	case $1 in
+	show) echo "--fine --unit --bpftrace --json -h --help" ;;
+	summary | check | probes | filter | diff | dump) echo "--json -h --help" ;;
+	watch) echo "-i -c --json -h --help" ;;
+	reset | enable | disable) echo "-h --help" ;;
+	snapshot) echo "-o -h --help" ;;
+	export) echo "--prometheus -o -h --help" ;;
+	load)
+		echo "-n -t -j --vcpus --mem --irqfds --run --comm --dev --end" \
+			"--term-default --timeout --json -h --help"
+		;;
+	esac
+}
+
+_kvmchurn() {
+	local cur prev cmd="" i
+	COMPREPLY=()
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD - 1]}
+
+	# the command is the first word that is neither an option nor -d's folder
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-d) ((i++)) ;;
+		-*) ;;
+		*)
+			cmd=${COMP_WORDS[i]}
+			break
+			;;
+		esac
+	done
+
+	case $prev in
+	-d)
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return
+		;;
+	-o | --dev)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return
+		;;
+	--unit)
+		COMPREPLY=($(compgen -W "us ns ms" -- "$cur"))
+		return
+		;;
+	--end)
+		COMPREPLY=($(compgen -W "kill term exit close" -- "$cur"))
+		return
+		;;
+	-n | -t | -j | -i | -c | --vcpus | --mem | --irqfds | --comm | --timeout)
+		return # a number or a name: nothing to offer
+		;;
+	esac
+
+	if [[ -z $cmd ]]; then
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "-d -h --help --version" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$_kvmchurn_commands" -- "$cur"))
+		fi
+		return
+	fi
+
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$(_kvmchurn_options "$cmd")" -- "$cur"))
+		return
+	fi
+	case $cmd in
+	show) COMPREPLY=($(compgen -W "$_kvmchurn_metrics" -- "$cur")) ;;
+	diff) COMPREPLY=($(compgen -f -- "$cur")) ;;
+	help) ((i == COMP_CWORD - 1)) && COMPREPLY=($(compgen -W "$_kvmchurn_commands" -- "$cur")) ;;
+	esac
+}
+
+complete -F _kvmchurn kvmchurn

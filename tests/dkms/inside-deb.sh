@@ -1,0 +1,131 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside a throwaway overlay of the bookworm chroot (tests/dkms/run.sh), as root.
+#   inside-deb.sh build     dpkg-buildpackage -us -uc -b in /kvmchurn/src; the .debs land
+#                           in /kvmchurn; their contents are checked
+#   inside-deb.sh install   install both packages, check that DKMS built and installed
+#                           the module for every kernel with headers, then purge them and
+#                           check that nothing is left
+#   inside-deb.sh install-dkms   the same with kvmchurn-dkms alone (an older release,
+#                           whose libc the client built on bookworm does not fit)
+# One TAP line a check.
+# shellcheck disable=SC2015,SC2012 # ok/nok return 0, so A && ok || nok is if/else; ls of known names
+set -u
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+check() { # check NAME CMD...: ok when CMD succeeds, its output in the log either way
+	local name=$1 rc=0
+	shift
+	"$@" >/tmp/check.out 2>&1 || rc=$?
+	sed 's/^/# /' /tmp/check.out
+	if ((rc == 0)); then ok "$name"; else nok "$name (exit $rc)"; fi
+}
+has() { # has NAME FILE PATTERN: FILE (a listing) has a line matching PATTERN
+	if grep -qE "$3" "$2"; then ok "$1"; else nok "$1"; fi
+}
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' /kvmchurn/src/dkms.conf)
+arch=$(dpkg --print-architecture)
+dkms_deb=/kvmchurn/kvmchurn-dkms_${ver}_all.deb
+client_deb=/kvmchurn/kvmchurn_${ver}_$arch.deb
+
+build() {
+	cd /kvmchurn/src || exit 1
+	check "dpkg-buildpackage -us -uc -b" dpkg-buildpackage -us -uc -b
+	[[ $failed == 0 ]] || { echo "1..$n"; exit 1; }
+	[[ -f $dkms_deb ]] && ok "built ${dkms_deb#/kvmchurn/}" || nok "built ${dkms_deb#/kvmchurn/}"
+	[[ -f $client_deb ]] && ok "built ${client_deb#/kvmchurn/}" || nok "built ${client_deb#/kvmchurn/}"
+	dpkg-deb -c "$dkms_deb" | awk '{ print $6 }' >/tmp/dkms.list
+	dpkg-deb -c "$client_deb" | awk '{ print $6 }' >/tmp/client.list
+	sed 's/^/# kvmchurn-dkms: /' /tmp/dkms.list
+	sed 's/^/# kvmchurn: /' /tmp/client.list
+	local f
+	for f in dkms.conf Kbuild Makefile module/main.c module/compat.h module/kvmchurn_abi.h; do
+		has "kvmchurn-dkms has /usr/src/kvmchurn-$ver/$f" /tmp/dkms.list "^\./usr/src/kvmchurn-$ver/$f\$"
+	done
+	has "kvmchurn-dkms has the modprobe.d example" /tmp/dkms.list '^\./usr/share/doc/kvmchurn-dkms/examples/modprobe\.d/kvmchurn\.conf$'
+	has "kvmchurn-dkms has the modules-load.d example" /tmp/dkms.list '^\./usr/share/doc/kvmchurn-dkms/examples/modules-load\.d/kvmchurn\.conf$'
+	if grep -qE '\.(o|ko|cmd)$|/userspace/|/tests/' /tmp/dkms.list; then
+		nok "kvmchurn-dkms holds no build product, client or test"
+	else
+		ok "kvmchurn-dkms holds no build product, client or test"
+	fi
+	cmp -s <(dpkg-deb --fsys-tarfile "$dkms_deb" | tar -xOf - "./usr/src/kvmchurn-$ver/dkms.conf") \
+		/kvmchurn/src/dkms.conf && ok "its dkms.conf is the tree's" || nok "its dkms.conf is the tree's"
+	has "kvmchurn has /usr/sbin/kvmchurn" /tmp/client.list '^\./usr/sbin/kvmchurn$'
+	has "kvmchurn has the man page" /tmp/client.list '^\./usr/share/man/man1/kvmchurn\.1\.gz$'
+	has "kvmchurn has the bash completion" /tmp/client.list '^\./usr/share/bash-completion/completions/kvmchurn$'
+	local dep
+	dep=$(dpkg-deb -f "$dkms_deb" Depends)
+	[[ $dep == *dkms* ]] && ok "kvmchurn-dkms depends on dkms ($dep)" || nok "kvmchurn-dkms depends on dkms ($dep)"
+	[[ $(dpkg-deb -f "$dkms_deb" Architecture) == all ]] && ok "kvmchurn-dkms is arch all" ||
+		nok "kvmchurn-dkms is arch all"
+	[[ $(dpkg-deb -f "$client_deb" Version) == "$ver" && $(dpkg-deb -f "$dkms_deb" Version) == "$ver" ]] &&
+		ok "both at version $ver (dkms.conf's)" || nok "both at version $ver (dkms.conf's)"
+}
+
+# the files of the system, but for what apt, dpkg, man-db and the logs keep of their own,
+# dkms's signing key (made at its first signing, kept for later modules) and depmod's
+# indexes, which dkms makes for a kernel whose image is not installed (checked above:
+# they no longer name kvmchurn)
+listing() {
+	find / -xdev \( -path /proc -o -path /kvmchurn -o -path /tmp -o -path /var/log \
+		-o -path /var/cache -o -path /var/lib/apt -o -path /var/lib/dpkg \
+		-o -path /var/lib/dkms/mok.key -o -path /var/lib/dkms/mok.pub -o -path /run \) -prune \
+		-o -print | grep -vE '^(/usr)?/lib/modules/[^/]+/modules\.[a-z.]+$' | LC_ALL=C sort
+}
+
+install() { # install CLIENT(0|1)
+	local with_client=$1 kernels k s ko debs=("$dkms_deb") pkgs=kvmchurn-dkms
+	kernels=$(for k in /lib/modules/*/build/Makefile; do [[ -e $k ]] && k=${k#/lib/modules/} && echo "${k%%/*}"; done)
+	printf "# kernels with headers: %s\n" "$(tr "\n" " " <<<"$kernels")"
+	if ((with_client)); then
+		debs+=("$client_deb") pkgs="kvmchurn $pkgs"
+		[[ $(wc -w <<<"$kernels") -ge 2 ]] && ok "two or more kernels with headers" || nok "two or more kernels with headers"
+		dpkg -s linux-headers-amd64 >/dev/null 2>&1 && ok "linux-headers-amd64 installed" || nok "linux-headers-amd64 installed"
+	else
+		[[ -n $kernels ]] && ok "a kernel with headers" || nok "a kernel with headers"
+	fi
+	listing >/tmp/before
+	check "apt-get install $pkgs" apt-get -q -y install "${debs[@]}"
+	for k in $kernels; do
+		s=$(dkms status -m kvmchurn -v "$ver" -k "$k" 2>/dev/null)
+		[[ $s == *": installed"* ]] && ok "dkms built and installed it for $k" || nok "dkms built and installed it for $k: '$s'"
+		ko=$(ls /lib/modules/"$k"/updates/dkms/kvmchurn.ko* 2>/dev/null | head -n1)
+		[[ -n $ko && $(modinfo -F version "$ko" 2>/dev/null) == "$ver" ]] && ok "$k: $ko, version $ver" ||
+			nok "$k: an installed module of version $ver"
+		modprobe -n -S "$k" kvmchurn 2>/dev/null && ok "$k: modprobe finds it" || nok "$k: modprobe finds it"
+	done
+	if ((with_client)); then
+		check "kvmchurn --version" sh -c "kvmchurn --version | grep -x 'kvmchurn $ver'"
+		check "man page installed" test -s /usr/share/man/man1/kvmchurn.1.gz
+		check "bash completion loads" bash -c '. /usr/share/bash-completion/completions/kvmchurn && complete -p kvmchurn'
+	fi
+	# shellcheck disable=SC2086 # a list of names
+	check "apt-get purge $pkgs" apt-get -q -y purge $pkgs
+	for k in $kernels; do
+		ls /lib/modules/"$k"/updates/dkms/kvmchurn.ko* >/dev/null 2>&1 && nok "$k: module left" ||
+			ok "$k: module gone"
+		grep -q kvmchurn "/lib/modules/$k/modules.dep" && nok "$k: modules.dep still lists it" ||
+			ok "$k: modules.dep no longer lists it"
+	done
+	! dkms status -m kvmchurn 2>/dev/null | grep -q . && ok "dkms status knows no kvmchurn" || nok "dkms status knows no kvmchurn"
+	! dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' 'kvmchurn*' 2>/dev/null | grep -qv '^un' &&
+		ok "dpkg knows no kvmchurn package" || nok "dpkg knows no kvmchurn package"
+	listing >/tmp/after
+	if cmp -s /tmp/before /tmp/after; then
+		ok "purge left nothing: the file tree is as before the install"
+	else
+		nok "purge left nothing: the file tree is as before the install"
+		diff /tmp/before /tmp/after | sed 's/^/#   /' | head -n 40
+	fi
+}
+
+case ${1:-} in
+build) build ;;
+install) install 1 ;;
+install-dkms) install 0 ;;
+*) echo "usage: inside-deb.sh build|install|install-dkms" >&2; exit 64 ;;
+esac
+echo "1..$n"
+exit $((failed > 0))

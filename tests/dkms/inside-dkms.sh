@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside a throwaway overlay of a release's chroot (tests/dkms/run.sh), as root:
+# DKMS from the working tree for one kernel whose headers are installed as packages.
+#   inside-dkms.sh KREL
+# /kvmchurn/src is the tree (what `make dkms-source` takes), /kvmchurn/out receives the
+# module DKMS installed (plain .ko) and the logs. One TAP line a check.
+# shellcheck disable=SC2015,SC2012 # ok/nok return 0, so A && ok || nok is if/else; ls of known names
+set -u
+krel=$1
+src=/kvmchurn/src
+out=/kvmchurn/out
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$src/dkms.conf")
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+check() { # check NAME CMD...: ok when CMD succeeds
+	local name=$1
+	shift
+	if "$@" >>"$out/dkms.log" 2>&1; then ok "$name"; else nok "$name"; fi
+}
+# the state dkms status gives kvmchurn/VER on krel ("" when none). dkms 2.x writes
+# "kvmchurn, VER, KREL, ARCH: state", 3.x "kvmchurn/VER, KREL, ARCH: state"; a version
+# added but built for no kernel is "kvmchurn/VER: added" (2.x: "kvmchurn, VER: added").
+state() {
+	dkms status -m kvmchurn -v "$ver" 2>/dev/null | sed -n \
+		-e "s#^kvmchurn[,/] *$ver, $krel, [^:]*: \([a-z]*\).*#\1#p" \
+		-e "s#^kvmchurn[,/] *$ver: \([a-z]*\).*#\1#p"
+}
+is_state() { # is_state WANT WHEN
+	local s
+	s=$(state)
+	if [[ $s == "$1" ]]; then ok "dkms status: $1 $2"; else nok "dkms status: '$s' $2, want '$1'"; fi
+}
+moddir=/lib/modules/$krel/updates/dkms
+installed() { ls "$moddir"/kvmchurn.ko* 2>/dev/null | head -n1; }
+
+echo "# dkms $(dpkg-query -W -f '${Version}' dkms), kernel $krel, kvmchurn $ver"
+: >"$out/dkms.log"
+[[ -f /lib/modules/$krel/build/Makefile ]] && ok "headers of $krel installed as packages" ||
+	nok "headers of $krel installed as packages"
+
+# the sources where DKMS takes them, the way the kvmchurn-dkms package puts them
+check "make dkms-source puts the sources in /usr/src/kvmchurn-$ver" make -C "$src" dkms-source
+check "dkms add" dkms add -m kvmchurn -v "$ver"
+is_state added "after add"
+check "dkms build -k $krel" dkms build -m kvmchurn -v "$ver" -k "$krel"
+is_state built "after build"
+# 3.x keeps the log per kernel, 2.x in the build folder
+log=$(ls /var/lib/dkms/kvmchurn/"$ver"/"$krel"/*/log/make.log /var/lib/dkms/kvmchurn/"$ver"/build/make.log 2>/dev/null | head -n1)
+cp "$log" "$out/make.log" 2>/dev/null
+# dkms logs only the output: the recipe line is there only if our Makefile ran
+if grep -qx "make -C /lib/modules/$krel/build M=/var/lib/dkms/kvmchurn/$ver/build modules" "$log" 2>/dev/null; then
+	ok "the build ran dkms.conf's MAKE (the Makefile's module target)"
+else
+	nok "the build ran dkms.conf's MAKE (the Makefile's module target)"
+fi
+# the kernel's build warnings are the build tier's business; none may be an error here
+if grep -qE '(^|: )error:' "$log" 2>/dev/null; then nok "no error in make.log"; else ok "no error in make.log"; fi
+check "dkms install -k $krel" dkms install -m kvmchurn -v "$ver" -k "$krel"
+is_state installed "after install"
+ko=$(installed)
+if [[ -n $ko ]]; then ok "module installed as $ko"; else nok "module installed in $moddir"; fi
+v=$(modinfo -F version "$ko" 2>/dev/null)
+[[ $v == "$ver" ]] && ok "modinfo version $v" || nok "modinfo version '$v', want $ver"
+vm=$(modinfo -F vermagic "$ko" 2>/dev/null)
+[[ $vm == "$krel "* ]] && ok "vermagic is $krel's" || nok "vermagic '$vm' is not $krel's"
+if [[ ! -e /lib/modules/$krel/modules.dep ]]; then
+	# headers without the kernel image: dkms 3.2+ leaves depmod to the image's install
+	echo "# no modules.dep for $krel (its image is not installed): depmod run here"
+	depmod -a "$krel"
+fi
+grep -q "^updates/dkms/kvmchurn.ko" "/lib/modules/$krel/modules.dep" &&
+	ok "depmod: modules.dep lists it" || nok "depmod: modules.dep lists it"
+# the modprobe.d example parses, and modprobe finds the DKMS module with those options
+cp "$src/examples/modprobe.d/kvmchurn.conf" /etc/modprobe.d/kvmchurn.conf
+want="insmod /lib/modules/$krel/${ko#/lib/modules/"$krel"/} filter=firecracker,cloud-hyperviso,qemu-system-x86 unit=us maxactive=512 pairs=4096"
+got=$(modprobe -n -v -S "$krel" kvmchurn 2>&1 | sed 's/ *$//')
+[[ $got == "$want" ]] && ok "modprobe uses the modprobe.d example" ||
+	{ nok "modprobe uses the modprobe.d example"; echo "#   got:  $got"; echo "#   want: $want"; }
+rm -f /etc/modprobe.d/kvmchurn.conf
+case $ko in
+*.xz) xz -dc "$ko" >"$out/kvmchurn.ko" ;;
+*.zst) zstd -qdc "$ko" >"$out/kvmchurn.ko" ;;
+*.gz) gzip -dc "$ko" >"$out/kvmchurn.ko" ;;
+*) cp "$ko" "$out/kvmchurn.ko" ;;
+esac
+[[ -s $out/kvmchurn.ko ]] && ok "module handed to the vm tier" || nok "module handed to the vm tier"
+
+check "dkms remove --all" dkms remove -m kvmchurn -v "$ver" --all
+is_state "" "after remove"
+[[ -z $(installed) ]] && ok "module file gone" || nok "module file gone: $(installed)"
+grep -q kvmchurn "/lib/modules/$krel/modules.dep" && nok "modules.dep still lists it" ||
+	ok "modules.dep no longer lists it"
+
+# AUTOINSTALL: what the kernel's postinst hook does for a new kernel
+check "dkms add again" dkms add -m kvmchurn -v "$ver"
+check "dkms autoinstall -k $krel (a new kernel's hook)" dkms autoinstall -k "$krel"
+is_state installed "after autoinstall"
+check "dkms remove --all" dkms remove -m kvmchurn -v "$ver" --all
+rm -rf "/usr/src/kvmchurn-$ver"
+
+# from a checkout
+check "make dkms-install KVER=$krel" make -C "$src" dkms-install KVER="$krel"
+is_state installed "after make dkms-install"
+check "make dkms-install again (replaces it)" make -C "$src" dkms-install KVER="$krel"
+is_state installed "after a second make dkms-install"
+check "make dkms-remove" make -C "$src" dkms-remove
+is_state "" "after make dkms-remove"
+[[ ! -e /usr/src/kvmchurn-$ver && -z $(installed) && ! -e /var/lib/dkms/kvmchurn/$ver ]] &&
+	ok "nothing of kvmchurn left in /usr/src, /var/lib/dkms, $moddir" ||
+	nok "nothing of kvmchurn left in /usr/src, /var/lib/dkms, $moddir"
+echo "1..$n"
+exit $((failed > 0))

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What the packages and the install carry besides the code, checked against the code:
+# the one version (dkms.conf) in debian/changelog and the client; the bash completion's
+# commands, options and metrics against the client's own help; the modprobe.d example's
+# parameters against the module's. The tests/dkms tier builds and installs the packages.
+#
+#   KVMCHURN_CLIENT   the client (default: userspace/kvmchurn of this tree)
+#
+# One line a test, "ok - NAME" or "not ok - NAME" with "#" lines, then "N passed, N failed".
+
+set -u
+export LC_ALL=C
+top=$(cd "$(dirname "$0")/../.." && pwd)
+client=${KVMCHURN_CLIENT:-$top/userspace/kvmchurn}
+passed=0 failed=0
+
+result() { # result NAME WANT GOT
+	if [[ $2 == "$3" ]]; then
+		echo "ok - $1"
+		passed=$((passed + 1))
+	else
+		echo "not ok - $1"
+		diff <(tr ' ' '\n' <<<"$2") <(tr ' ' '\n' <<<"$3") | sed 's/^/#   /'
+		failed=$((failed + 1))
+	fi
+}
+words() { tr -s '[:space:]' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
+
+[[ -x $client ]] || { echo "packaging.sh: $client not found: run make client" >&2; exit 2; }
+
+# the version
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
+result "debian/changelog's version is dkms.conf's" "$ver" \
+	"$(sed -n '1s/^kvmchurn (\([^)]*\)).*/\1/p' "$top/debian/changelog")"
+result "kvmchurn --version is dkms.conf's" "kvmchurn $ver" "$("$client" --version)"
+
+# the completion, loaded as bash-completion loads it
+# shellcheck source-path=SCRIPTDIR source=../../completion/kvmchurn.bash
+. "$top/completion/kvmchurn.bash"
+result "completion loads and binds _kvmchurn" "complete -F _kvmchurn kvmchurn" "$(complete -p kvmchurn)"
+cmds=$("$client" help | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 }' | words)
+result "completion's commands are kvmchurn help's" "$cmds" "$(words <<<"$_kvmchurn_commands")"
+# a command's options: the first words of its help's option lines ("  -h, --help ...")
+opts_of() {
+	"$client" help "$1" | awk '/^  +-/ { for (i = 1; i <= NF; i++) { w = $i; sub(/,$/, "", w)
+		if (w ~ /^--?[a-z][a-z-]*$/) print w; else break } }' | words
+}
+for c in $cmds; do
+	[[ $c == help ]] && continue
+	result "completion's options of $c are its help's" "$(opts_of "$c")" "$(_kvmchurn_options "$c" | words)"
+done
+metrics=$("$client" help show | awk '/^Metrics:/ { on = 1; sub(/^Metrics:/, "") } on && /^$/ { exit } on' |
+	tr ',;.' '   ' | words)
+result "completion's metrics are kvmchurn help show's" "$metrics" "$(words <<<"$_kvmchurn_metrics")"
+
+complete_line() { # complete_line WORD...: what completing the last word offers
+	COMP_WORDS=("$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	_kvmchurn
+	printf '%s\n' "${COMPREPLY[@]}" | words
+}
+result "completes a command" "show snapshot summary" "$(complete_line kvmchurn s)"
+result "completes a command after -d DIR" "diff disable dump" "$(complete_line kvmchurn -d /tmp d)"
+result "completes a metric of show" "exit_files exit_mmap exit_to_reap" "$(complete_line kvmchurn show exit_)"
+result "completes --end's values" "close exit kill term" "$(complete_line kvmchurn load -n 5 --end '')"
+result "completes load's options" "--term-default --timeout" "$(complete_line kvmchurn load --t)"
+result "completes help's command" "diff disable dump" "$(complete_line kvmchurn help d)"
+result "offers nothing for a count" "" "$(complete_line kvmchurn load -n '')"
+result "completes the global options" "--help --version" "$(complete_line kvmchurn --)"
+
+# the modprobe.d example sets only parameters the module has
+params=$(sed -n 's/^module_param(\([a-z_]*\),.*/\1/p; s/^module_param_named(\([a-z_]*\),.*/\1/p' "$top/module/main.c" | words)
+used=$(sed -n 's/^options kvmchurn //p' "$top/examples/modprobe.d/kvmchurn.conf" | tr ' ' '\n' | sed 's/=.*//' | words)
+result "the modprobe.d example's parameters are the module's" "" "$(comm -13 <(tr ' ' '\n' <<<"$params") <(tr ' ' '\n' <<<"$used") | words)"
+result "the modules-load.d example names the module" "kvmchurn" "$(grep -v '^#' "$top/examples/modules-load.d/kvmchurn.conf" | words)"
+# each filter name a comm can really have (at most 15 characters)
+long=$(sed -n 's/^options kvmchurn .*filter=\([^ ]*\).*/\1/p' "$top/examples/modprobe.d/kvmchurn.conf" |
+	tr ',' '\n' | awk 'length($0) > 15' | words)
+result "the example's filter names are 15 characters or fewer" "" "$long"
+
+echo "packaging: $passed passed, $failed failed"
+((failed == 0))
