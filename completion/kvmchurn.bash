@@ -10,7 +10,7 @@ _kvmchurn_metrics="kvm_create_vm irqbypass_register signal_to_exit exit_to_reap
 	reclaim_memcg"
 
 _kvmchurn_commands="show summary watch check probes filter reset enable disable
-	snapshot diff export dump load help"
+	snapshot diff export dump load downtime help"
 
 # _kvmchurn_options COMMAND: the options COMMAND takes.
 _kvmchurn_options() {
@@ -21,6 +21,9 @@ _kvmchurn_options() {
 	reset | enable | disable) echo "-h --help" ;;
 	snapshot) echo "-o -h --help" ;;
 	export) echo "--prometheus -o -h --help" ;;
+	downtime)
+		echo "--json --prometheus -o --hist --follow --qmp --enable --disable -h --help"
+		;;
 	load)
 		echo "-n -t -j --vcpus --mem --irqfds --run --comm --dev --end" \
 			"--term-default --timeout --json -h --help"
@@ -51,7 +54,7 @@ _kvmchurn() {
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return
 		;;
-	-o | --dev)
+	-o | --dev | --qmp)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
@@ -83,7 +86,7 @@ _kvmchurn() {
 	fi
 	case $cmd in
 	show) COMPREPLY=($(compgen -W "$_kvmchurn_metrics" -- "$cur")) ;;
-	diff) COMPREPLY=($(compgen -f -- "$cur")) ;;
+	diff | downtime) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	help) ((i == COMP_CWORD - 1)) && COMPREPLY=($(compgen -W "$_kvmchurn_commands" -- "$cur")) ;;
 	esac
 }

@@ -53,7 +53,7 @@ static const struct kc_opt options[] = {
 };
 
 /* The shortest text that reads back as @v, as Prometheus' own clients write. */
-static void print_float(FILE *f, double v)
+void kc_prom_float(FILE *f, double v)
 {
 	char buf[40];
 
@@ -65,13 +65,13 @@ static void print_float(FILE *f, double v)
 	fputs(buf, f);
 }
 
-static void family(FILE *f, const char *name, const char *type, const char *help)
+void kc_prom_family(FILE *f, const char *name, const char *type, const char *help)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
 /* A label value: backslash, double quote and newline escaped. */
-static void label(FILE *f, const char *name, const char *value, bool first)
+void kc_prom_label(FILE *f, const char *name, const char *value, bool first)
 {
 	fprintf(f, "%s%s=\"", first ? "" : ",", name);
 	for (; *value; value++) {
@@ -91,7 +91,7 @@ static void histograms(FILE *f, const struct kc_snap *s)
 	unsigned int last = s->unit_ns == 1 ? 46 : 36;
 	double unit_s = (double)s->unit_ns / 1e9;
 
-	family(f, "kvmchurn_duration_seconds", "histogram",
+	kc_prom_family(f, "kvmchurn_duration_seconds", "histogram",
 	       "Time the kernel spent in each step of KVM VM creation and teardown, measured by kvmchurn.ko.");
 	for (unsigned int m = 0; m < KC_NR_METRICS; m++) {
 		const struct kc_hist *h = &s->hist[m];
@@ -102,13 +102,13 @@ static void histograms(FILE *f, const struct kc_snap *s)
 			cum += kc_plain_count(h->slots, j);
 			fprintf(f, "kvmchurn_duration_seconds_bucket{metric=\"%s\",le=\"", name);
 			/* Bucket j holds values below 2^j units: whole units, truncated. */
-			print_float(f, (double)(1ULL << j) * unit_s);
+			kc_prom_float(f, (double)(1ULL << j) * unit_s);
 			fprintf(f, "\"} %llu\n", cum);
 		}
 		fprintf(f, "kvmchurn_duration_seconds_bucket{metric=\"%s\",le=\"+Inf\"} %llu\n",
 			name, h->count);
 		fprintf(f, "kvmchurn_duration_seconds_sum{metric=\"%s\"} ", name);
-		print_float(f, (double)h->sum * unit_s);
+		kc_prom_float(f, (double)h->sum * unit_s);
 		fprintf(f, "\nkvmchurn_duration_seconds_count{metric=\"%s\"} %llu\n", name,
 			h->count);
 	}
@@ -117,14 +117,14 @@ static void histograms(FILE *f, const struct kc_snap *s)
 static void probe_family(FILE *f, const struct kc_snap *s, const char *name,
 			 const char *type, const char *help, int what)
 {
-	family(f, name, type, help);
+	kc_prom_family(f, name, type, help);
 	for (size_t i = 0; i < s->nprobes; i++) {
 		const struct kc_probe *p = &s->probes[i];
 
 		fprintf(f, "%s{", name);
-		label(f, "metric", p->metric, true);
-		label(f, "kind", p->kind, false);
-		label(f, "symbol", p->symbol, false);
+		kc_prom_label(f, "metric", p->metric, true);
+		kc_prom_label(f, "kind", p->kind, false);
+		kc_prom_label(f, "symbol", p->symbol, false);
 		fprintf(f, "} %llu\n", what == 0 ? p->hits : what == 1 ? p->missed :
 				       (__u64)!strcmp(p->state, "attached"));
 	}
@@ -133,7 +133,7 @@ static void probe_family(FILE *f, const struct kc_snap *s, const char *name,
 static void print_prometheus(FILE *f, const struct kc_snap *s)
 {
 	histograms(f, s);
-	family(f, "kvmchurn_events_total", "counter",
+	kc_prom_family(f, "kvmchurn_events_total", "counter",
 	       "Events counted by kvmchurn.ko: fatal signals, leader exits and reaps of traced processes, irqbypass consumer calls.");
 	for (unsigned int c = 0; c < KC_NR_COUNTERS; c++)
 		fprintf(f, "kvmchurn_events_total{event=\"%s\"} %llu\n", kc_counter_name(c),
@@ -145,20 +145,20 @@ static void print_prometheus(FILE *f, const struct kc_snap *s)
 	probe_family(f, s, "kvmchurn_probe_attached", "gauge",
 		     "1 when the probe is attached, 0 when absent, waiting for its module or failed.", 2);
 	if (s->has_pairs) {
-		family(f, "kvmchurn_pairs_in_use", "gauge",
+		kc_prom_family(f, "kvmchurn_pairs_in_use", "gauge",
 		       "Entries of the pairing table waiting for their end event.");
 		fprintf(f, "kvmchurn_pairs_in_use %llu\n", s->pairs_used);
-		family(f, "kvmchurn_pairs_capacity", "gauge", "Entries of the pairing table.");
+		kc_prom_family(f, "kvmchurn_pairs_capacity", "gauge", "Entries of the pairing table.");
 		fprintf(f, "kvmchurn_pairs_capacity %llu\n", s->pairs_capacity);
-		family(f, "kvmchurn_pairs_dropped_total", "counter",
+		kc_prom_family(f, "kvmchurn_pairs_dropped_total", "counter",
 		       "Start events lost because their bucket of the pairing table was full (raise pairs=).");
 		fprintf(f, "kvmchurn_pairs_dropped_total %llu\n", s->pairs_dropped);
-		family(f, "kvmchurn_pairs_aged_out_total", "counter",
+		kc_prom_family(f, "kvmchurn_pairs_aged_out_total", "counter",
 		       "Pairing entries taken over after waiting 600 s for their end event.");
 		fprintf(f, "kvmchurn_pairs_aged_out_total %llu\n", s->pairs_aged);
 	}
 	if (s->enabled >= 0) {
-		family(f, "kvmchurn_enabled", "gauge", "1 while kvmchurn.ko records, 0 while disabled.");
+		kc_prom_family(f, "kvmchurn_enabled", "gauge", "1 while kvmchurn.ko records, 0 while disabled.");
 		fprintf(f, "kvmchurn_enabled %d\n", s->enabled);
 	}
 }

@@ -72,6 +72,7 @@ int cmd_diff(int argc, char *argv[], const struct kc_global *g);
 int cmd_export(int argc, char *argv[], const struct kc_global *g);
 int cmd_dump(int argc, char *argv[], const struct kc_global *g);
 int cmd_load(int argc, char *argv[], const struct kc_global *g);
+int cmd_downtime(int argc, char *argv[], const struct kc_global *g);
 int cmd_help(int argc, char *argv[], const struct kc_global *g);
 extern const char show_usage[];
 extern const char summary_usage[];
@@ -87,6 +88,7 @@ extern const char diff_usage[];
 extern const char export_usage[];
 extern const char dump_usage[];
 extern const char load_usage[];
+extern const char downtime_usage[];
 extern const char help_usage[];
 
 /*
@@ -127,6 +129,12 @@ int kc_usage_error(const char *cmd, const char *fmt, ...)
 bool kc_parse_ulong(const char *s, unsigned long min, unsigned long max,
 		    unsigned long *out);
 
+/*
+ * qmp.c: switches QEMU's vmstate_downtime_* trace events on or off over the
+ * QMP socket @path; prints what it did. An exit status.
+ */
+int kc_qmp_trace_downtime(const char *path, bool enable);
+
 /* util.c */
 uint64_t kc_now_ns(void);		/* CLOCK_MONOTONIC */
 void kc_json_string(FILE *f, const char *s);
@@ -141,6 +149,14 @@ int kc_read_fd(int fd, char **text, size_t *len);
  */
 int kc_write_output(const char *cmd, const char *path,
 		    void (*write)(FILE *f, const void *ctx), const void *ctx);
+
+/* export.c: Prometheus' text exposition format. */
+/* The shortest text that reads back as @v. */
+void kc_prom_float(FILE *f, double v);
+/* The # HELP and # TYPE lines of a family. */
+void kc_prom_family(FILE *f, const char *name, const char *type, const char *help);
+/* name="value", escaped, after a comma unless @first. */
+void kc_prom_label(FILE *f, const char *name, const char *value, bool first);
 
 /* stats.c: latency samples in ns, percentiles by nearest rank. */
 struct kc_samples {

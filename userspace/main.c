@@ -35,6 +35,8 @@ static const struct kc_command kc_commands[] = {
 	  "the numbers as tab-separated records for scripts" },
 	{ "load", cmd_load, load_usage,
 	  "create and destroy KVM VMs in the shape of a Firecracker pool" },
+	{ "downtime", cmd_downtime, downtime_usage,
+	  "QEMU migration downtime, checkpoint by checkpoint, from its trace" },
 	{ "help", cmd_help, help_usage, "print the usage of a command" },
 };
 
