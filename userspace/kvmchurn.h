@@ -27,7 +27,8 @@
  *
  *   0  KC_EXIT_OK            success; check: every check passed
  *   1  KC_EXIT_FAILURES      load: some VMs failed, or the run was
- *                            interrupted; check: a check warns
+ *                            interrupted; check: a check warns; downtime:
+ *                            no downtime event in the input
  *   2  KC_EXIT_CANNOT_START  cannot start or cannot read: no KVM device, the
  *                            first VM was refused, the module is not loaded,
  *                            debugfs is not mounted, not root, a raw file

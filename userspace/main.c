@@ -45,10 +45,12 @@ static const struct {
 	const char *meaning;
 } kc_exit_codes[] = {
 	{ KC_EXIT_OK, "success; check: every check passed" },
-	{ KC_EXIT_FAILURES, "load: some VMs failed, or the run was interrupted; check: a check warns" },
+	{ KC_EXIT_FAILURES, "load: some VMs failed, or the run was interrupted; check: a check\n"
+	  "      warns; downtime: no downtime event in the input" },
 	{ KC_EXIT_CANNOT_START, "cannot start or read: no KVM device, the first VM refused, the\n"
 	  "      module not loaded, debugfs not mounted, not root, a raw file this\n"
-	  "      client cannot read, a control write refused" },
+	  "      client cannot read, a control write refused; downtime: a trace file\n"
+	  "      or QMP socket that cannot be read, a QEMU without the events" },
 	{ KC_EXIT_USAGE, "usage error" },
 };
 
