@@ -88,7 +88,8 @@ dkms-remove:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(if $(wildcard tests/kunit),-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kunit clean)
-	rm -f userspace/kvmchurn tests/unit/abi_test tests/unit/fakekvm.so
+	rm -f userspace/kvmchurn tests/unit/abi_test tests/unit/fakekvm.so tests/unit/qtrace_gen \
+		tests/unit/qtrace_fuzz
 
 # The kernel's coding style. Debian's headers do not ship checkpatch.pl: take
 # it from a kernel tree (package linux-source-X), CHECKPATCH=.../checkpatch.pl.
@@ -101,7 +102,7 @@ style:
 	$(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f module/compat.h
 
 # Test tiers (README.md). Downloads and builds go to $(KVMCHURN_CACHE).
-check: check-unit check-build check-vm check-dkms check-debug
+check: check-unit check-build check-vm check-dkms check-qemu check-debug
 
 check-quick: check-unit check-build
 
@@ -112,6 +113,12 @@ check-unit:
 		-o tests/unit/fakekvm.so tests/unit/fakekvm.c -ldl
 	tests/unit/abi_test
 	tests/unit/packaging.sh
+	$(CC) -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -O2 \
+		-o tests/unit/qtrace_gen tests/unit/qtrace_gen.c
+	$(CC) -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+		-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+		-o tests/unit/qtrace_fuzz tests/unit/qtrace_fuzz.c userspace/qtrace.c userspace/migration.c
+	KVMCHURN_CLIENT=$(CURDIR)/userspace/kvmchurn tests/unit/downtime.sh
 	KVMCHURN_CLIENT=$(CURDIR)/userspace/kvmchurn KVMCHURN_VERSION=$(VERSION) \
 		KVMCHURN_FAKEKVM=$(CURDIR)/tests/unit/fakekvm.so tests/unit/run.sh
 
@@ -126,6 +133,11 @@ check-vm:
 check-dkms:
 	tests/dkms/run.sh $(KERNELS)
 
+# kvmchurn downtime against live QEMUs: 10 (trixie, in a chroot) migrating, and
+# the host's own (7.2, without the downtime events).
+check-qemu:
+	tests/qemu/run.sh
+
 # Documentation/compatibility.rst, from what the last vm, dkms and debug runs left.
 compatibility:
 	tests/vm/compatibility.sh >Documentation/compatibility.rst.tmp
@@ -136,5 +148,5 @@ check-debug:
 	tests/debug/run.sh
 
 .PHONY: all module client install install-client uninstall clean style check \
-	check-quick check-unit check-build check-vm check-debug check-dkms kunit \
+	check-quick check-unit check-build check-vm check-debug check-dkms check-qemu kunit \
 	dkms-source dkms-install dkms-remove compatibility

@@ -194,7 +194,10 @@ static int dev_cmp_slowest(const void *a, const void *b)
 	const struct kc_device *x = *(const struct kc_device *const *)a;
 	const struct kc_device *y = *(const struct kc_device *const *)b;
 
-	return (x->us < y->us) - (x->us > y->us);
+	if (x->us != y->us)
+		return (x->us < y->us) - (x->us > y->us);
+	/* ties in the order QEMU wrote them */
+	return (x > y) - (x < y);
 }
 
 static void print_migration(const struct kc_migration *m)

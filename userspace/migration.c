@@ -25,6 +25,13 @@ struct cp_desc {
 	bool end;
 };
 
+/* Every checkpoint is always written but these two, which came with QEMU 10. */
+static bool cp_optional(const char *name)
+{
+	return !strcmp(name, "dst-postcopy-bh-cpu-synced") ||
+	       !strcmp(name, "dst-postcopy-bh-cache-invalidated");
+}
+
 static const struct cp_desc cp_table[] = {
 	{ "src-downtime-start", KC_SIDE_SRC, 0, -1, false },
 	{ "src-vm-stopped", KC_SIDE_SRC, 1, -1, false },
@@ -240,6 +247,24 @@ static const struct cp_desc *cp_find(const char *name)
 	return NULL;
 }
 
+/*
+ * A checkpoint of @m's side and of @d's mode that QEMU always writes between
+ * @m's last one and @d, or NULL: a migration missing one is not complete.
+ */
+static const char *cp_skipped(const struct kc_migration *m, const struct cp_desc *d)
+{
+	if (m->rank < 0)
+		return NULL;	/* the first: start_of() decides */
+	for (size_t i = 0; i < sizeof(cp_table) / sizeof(cp_table[0]); i++) {
+		const struct cp_desc *c = &cp_table[i];
+
+		if (c->side == d->side && c->rank > m->rank && c->rank < d->rank &&
+		    (c->mode < 0 || c->mode == d->mode) && !cp_optional(c->name))
+			return c->name;
+	}
+	return NULL;
+}
+
 /* The first checkpoint of a complete migration of @side. */
 static const char *start_of(enum kc_side side)
 {
@@ -253,16 +278,11 @@ static int checkpoint(struct kc_assembler *a, unsigned int stream,
 	enum kc_side side;
 	struct kc_open *o;
 
+	/* kc_asm_line() counted names of neither side (src-*, dst-*) as other events */
 	if (d)
 		side = d->side;
-	else if (!strncmp(q->name, "src-", 4))
-		side = KC_SIDE_SRC;
-	else if (!strncmp(q->name, "dst-", 4))
-		side = KC_SIDE_DST;
-	else {
-		a->other++;
-		return 0;
-	}
+	else
+		side = strncmp(q->name, "src-", 4) ? KC_SIDE_DST : KC_SIDE_SRC;
 	o = find_open(a, stream, side);
 	if (o && o->lingering) {
 		close_open(a, o);
@@ -283,6 +303,14 @@ static int checkpoint(struct kc_assembler *a, unsigned int stream,
 	if (!o)
 		return -1;
 add:
+	if (d && !o->m->gap) {
+		const char *skipped = cp_skipped(o->m, d);
+
+		if (skipped) {
+			o->m->gap = true;
+			snprintf(o->m->why, sizeof(o->m->why), "no %s before %s", skipped, d->name);
+		}
+	}
 	if (add_cp(o->m, q))
 		return -1;
 	o->m->last_line = lineno;
@@ -293,13 +321,13 @@ add:
 	}
 	if (!d || !d->end)
 		return 0;
-	/* the end: complete when it began with the side's first checkpoint */
-	if (strcmp(o->m->cps[0].name, start_of(side))) {
+	/* the end: complete when it began with the side's first checkpoint, without a gap */
+	if (strcmp(o->m->cps[0].name, start_of(side)))
 		snprintf(o->m->why, sizeof(o->m->why), "no %s: the input begins after it",
 			 start_of(side));
-	} else {
+	else if (!o->m->gap)
 		o->m->complete = true;
-	}
+	/* else why names the checkpoint skipped */
 	/* a destination postcopy's RAM load comes after the VM started */
 	if (side == KC_SIDE_DST && o->m->mode == KC_MODE_POSTCOPY && !o->m->ram_iterable) {
 		o->lingering = true;
@@ -331,6 +359,15 @@ static int device(struct kc_assembler *a, unsigned int stream,
 			return 0;
 		}
 		close_open(a, o);
+		o = NULL;
+	}
+	/*
+	 * A destination loads its devices before its first checkpoint (and a
+	 * postcopy its RAM after its last: lingering, above). A load between
+	 * them begins the next migration: this one was cut short.
+	 */
+	if (o && side == KC_SIDE_DST && o->m->ncps) {
+		give_up(a, o, "a new migration began before %s", "dst-*-bh-vm-started");
 		o = NULL;
 	}
 	if (o && o->m->ndevs >= KC_MAX_DEVS) {
@@ -376,6 +413,13 @@ int kc_asm_line(struct kc_assembler *a, unsigned long lineno, const char *line, 
 				    a->streams[a->open[i].stream].source_no == a->source_no)
 					a->open[i].m->postcopy_state = true;
 		return 0;
+	case KC_QT_CHECKPOINT:
+		/* not a downtime event: counted once, as other, so that the counts add up */
+		if (strncmp(q.name, "src-", 4) && strncmp(q.name, "dst-", 4)) {
+			a->other++;
+			return 0;
+		}
+		break;
 	default:
 		break;
 	}

@@ -53,6 +53,7 @@ struct kc_migration {
 	int rank;			/* of the last checkpoint; -1 before one */
 	bool postcopy_state;		/* migrate_set_state postcopy-active seen */
 	bool ram_iterable;		/* an iterable save or load of "ram" */
+	bool gap;			/* a checkpoint QEMU always writes was skipped */
 	unsigned int stream;
 };
 

@@ -151,7 +151,10 @@ static bool event_name(struct cursor *c, const char **name, size_t *len)
 	return true;
 }
 
-/* A token: up to the next space or the end; false when empty or too long. */
+/*
+ * A token: up to the next space or the end; false when empty, too long, or
+ * with a NUL, which would cut the name short of what the checks saw.
+ */
 static bool token(struct cursor *c, char *out, size_t size)
 {
 	const char *start = c->p;
@@ -160,7 +163,7 @@ static bool token(struct cursor *c, char *out, size_t size)
 	while (!at_end(c) && *c->p != ' ')
 		c->p++;
 	n = (size_t)(c->p - start);
-	if (!n || n >= size)
+	if (!n || n >= size || memchr(start, '\0', n))
 		return false;
 	memcpy(out, start, n);
 	out[n] = '\0';
