@@ -63,7 +63,14 @@ done
 if [[ -f $res/packages ]]; then
 	IFS=$'\t' read -r dverdict dok dnok <"$res/packages"
 	printf '\nThe Debian packages (``dpkg-buildpackage -us -uc -b``, installed into bookworm with\n'
-	printf '``linux-headers-amd64`` and purged): %s, %s ok, %s not ok.\n' "$dverdict" "$dok" "$dnok"
+	printf '``linux-headers-amd64`` and purged): %s, %s ok, %s not ok.' "$dverdict" "$dok" "$dnok"
+	for f in "$res"/packages-*; do
+		[[ -f $f ]] || continue
+		IFS=$'\t' read -r dverdict dok dnok <"$f"
+		printf ' ``kvmchurn-dkms`` installed into %s and purged: %s, %s ok, %s not ok.' \
+			"${f##*/packages-}" "$dverdict" "$dok" "$dnok"
+	done
+	echo
 fi
 
 cat <<EOT
