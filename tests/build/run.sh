@@ -56,6 +56,22 @@ kc_build_one() {
 		what+=" (module and KUnit suites)"
 		why=$(kc_build_target "$id" kunit tests/kunit/kvmchurn_test.ko tests/kunit "$log.kunit") || :
 	fi
+	# a kernel without kretprobes or debugfs: compat.h must stop the build and say why
+	# (the option undefined after autoconf.h; chroot kernels' paths are the chroot's)
+	if [[ -z $why && -z $KC_CHROOT ]]; then
+		local cfg undef
+		for cfg in CONFIG_KRETPROBES CONFIG_DEBUG_FS; do
+			undef=$KVMCHURN_CACHE/build/undef-$cfg.h
+			mkdir -p "${undef%/*}"
+			printf '#undef %s\n' "$cfg" >"$undef"
+			if kc_build "$id" build "$log.no-$cfg" module KCFLAGS="-include $undef" ||
+				! grep -q 'error: #error "kvmchurn needs a kernel built with CONFIG_KRETPROBES and CONFIG_DEBUG_FS"' "$log.no-$cfg"; then
+				why="a build without $cfg did not stop with compat.h's message (log: $log.no-$cfg)"
+				break
+			fi
+		done
+		[[ -n $why ]] || what+="; without kretprobes or debugfs it refuses to build"
+	fi
 	if [[ -n $why ]]; then
 		sed '$d' <<<"$why"
 		echo "FAIL $id $KC_KREL: $(tail -n1 <<<"$why") ($((SECONDS - t0)) s)"
