@@ -55,9 +55,13 @@ for id in "${ids[@]}"; do
 		dk="$dverdict: dkms $dver, $dok ok, $dnok not ok"
 	elif [[ $id == arm64-* ]]; then
 		dk='not tested (x86_64 only)'
+	elif [[ $id == "$KC_DEBUG_ID" ]]; then
+		dk='not tested (built here: no headers package)'
 	fi
-	printf '   * - %s\n     - %s (%s, %s)\n     - %s: %s ok, %s not ok\n     - %s\n' \
-		"$id" "$krel" "$pkgver" "${suite:-built here from linux-source}" "$verdict" "$ok" "$nok" "$dk"
+	release="$krel ($pkgver, $suite)"
+	[[ $id != "$KC_DEBUG_ID" ]] || release="$krel (built here from linux-source-${krel%.*} $pkgver, $suite)"
+	printf '   * - %s\n     - %s\n     - %s: %s ok, %s not ok\n     - %s\n' \
+		"$id" "$release" "$verdict" "$ok" "$nok" "$dk"
 done
 # shellcheck disable=SC2016 # the backquotes are reStructuredText's
 if [[ -f $res/packages ]]; then
