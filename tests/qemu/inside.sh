@@ -4,7 +4,7 @@
 # root: a live migration between two TCG QEMUs over 127.0.0.1, read by
 # `kvmchurn downtime --follow` while it happens. /kvmchurn/kvmchurn is the client; the
 # logs are left in /kvmchurn/out. One TAP line a check.
-# shellcheck disable=SC2015 # ok/nok return 0, so A && ok || nok is if/else
+# shellcheck disable=SC2015,SC2317 # ok/nok return 0, so A && ok || nok is if/else; cleanup runs from the trap
 set -u
 kc=/kvmchurn/kvmchurn
 out=/kvmchurn/out
@@ -59,9 +59,9 @@ follow=$!
 pids+=("$follow")
 sleep 0.5
 reply=$(qmp src.qmp "{\"execute\":\"migrate\",\"arguments\":{\"uri\":\"tcp:127.0.0.1:$port\"}}")
-sed "s/^/# migrate: /" <<<"$reply"
+while IFS= read -r line; do echo "# migrate: $line"; done <<<"$reply"
 status() { qmp src.qmp '{"execute":"query-migrate"}' | tee query.json | grep -q '"status": *"completed"'; }
-wait_for 60 status && ok "the migration completed" || { nok "the migration completed"; cat query.json | sed 's/^/# /'; finish; }
+wait_for 60 status && ok "the migration completed" || { nok "the migration completed"; sed "s/^/# /" query.json; finish; }
 qmp_ms=$(grep -o '"downtime": *[0-9]*' query.json | grep -o '[0-9]*$')
 echo "# query-migrate downtime: $qmp_ms ms"
 
