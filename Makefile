@@ -138,6 +138,10 @@ check-dkms:
 check-qemu:
 	tests/qemu/run.sh
 
+# What kvmchurn costs the host, measured in one boot (not a test: not in check).
+bench:
+	tests/bench/run.sh $(KERNELS)
+
 # Documentation/compatibility.rst, from what the last vm, dkms and debug runs left.
 compatibility:
 	tests/vm/compatibility.sh >Documentation/compatibility.rst.tmp
@@ -149,4 +153,4 @@ check-debug:
 
 .PHONY: all module client install install-client uninstall clean style check \
 	check-quick check-unit check-build check-vm check-debug check-dkms check-qemu kunit \
-	dkms-source dkms-install dkms-remove compatibility
+	dkms-source dkms-install dkms-remove compatibility bench

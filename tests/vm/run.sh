@@ -7,7 +7,9 @@
 # scenarios of tests/debug/scenarios, and its log is also judged for lockdep and kmemleak.
 # Knobs: KERNELS, KVMCHURN_CACHE, KVMCHURN_VM_TIMEOUT (seconds a boot may take, 900),
 # KVMCHURN_SCENARIOS (globs of scenario file names to run, default all: "00-* 30-*"),
-# KVMCHURN_MODULE_DIR (boot DIR/<id>/kvmchurn.ko instead of building one: the dkms tier).
+# KVMCHURN_MODULE_DIR (boot DIR/<id>/kvmchurn.ko instead of building one: the dkms tier),
+# KVMCHURN_SCENARIO_DIR (run its *.sh instead of scenarios/: make bench), KVMCHURN_GUEST_DIR
+# (its contents copied into the guest's /kvmchurn, e.g. bin/forkexit: make bench).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -24,8 +26,8 @@ KC_FAIL=3 # kc_vm_one's status for a judged failure; anything else non-zero is a
 kc_scenarios() {
 	local f n g
 	{
-		ls "$KC_VM_DIR"/scenarios/*.sh
-		[[ $1 != "$KC_DEBUG_ID" ]] || ls "$KC_TOP"/tests/debug/scenarios/*.sh
+		ls "${KVMCHURN_SCENARIO_DIR:-$KC_VM_DIR/scenarios}"/*.sh
+		[[ $1 != "$KC_DEBUG_ID" || -n ${KVMCHURN_SCENARIO_DIR:-} ]] || ls "$KC_TOP"/tests/debug/scenarios/*.sh
 	} | while read -r f; do
 		n=${f##*/}
 		[[ -n ${KVMCHURN_SCENARIOS:-} ]] || { echo "$f"; continue; }
@@ -52,6 +54,7 @@ kc_initramfs() {
 	for m in $KC_MODULES; do cp "$KVMCHURN_CACHE/kernels/$id/modules/$m" "$st/kvmchurn/modules/"; done
 	kc_scenarios "$id" | xargs cp -t "$st/scenarios/"
 	[[ ! -f $build/tests/kunit/kvmchurn_test.ko ]] || cp "$build/tests/kunit/kvmchurn_test.ko" "$st/kvmchurn/"
+	[[ -z ${KVMCHURN_GUEST_DIR:-} ]] || cp -r "$KVMCHURN_GUEST_DIR"/. "$st/kvmchurn/"
 	chmod 755 "$st/init" "$st/kvmchurn/bin/kvmchurn-put"
 	printf 'KVMCHURN_KERNEL=%s\nKVMCHURN_ARCH=%s\nKVMCHURN_HOST_MODULES="%s"\n' \
 		"$id" "$KC_ARCH" "$KC_MODULES" >"$st/kvmchurn/config"
