@@ -207,9 +207,10 @@ kc_vm_one() {
 	fi
 	local kunit
 	kunit=$(sed -n 's/^kunit //p' <<<"$judged" | tail -n1)
-	# the verdict stays with the files handed back (tests/vm/compatibility.sh reads it)
+	# the verdict stays with the files handed back (tests/vm/compatibility.sh reads it);
+	# not a bench's, which runs no test scenario
 	mkdir -p "$KVMCHURN_CACHE/out/$id"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$KC_KREL" "$KC_PKGVER" "${KC_SUITES%% *}" \
+	[[ -n ${KVMCHURN_SCENARIO_DIR:-} ]] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$KC_KREL" "$KC_PKGVER" "${KC_SUITES%% *}" \
 		"$( ((${#reasons[@]} == 0)) && echo PASS || echo FAIL)" "$ok" "$nok" >"$KVMCHURN_CACHE/out/$id/verdict"
 	if ((${#reasons[@]} == 0)); then
 		echo "PASS $id $KC_KREL$from: $ok ok, 0 not ok ($secs s)${kunit:+; $kunit}"
