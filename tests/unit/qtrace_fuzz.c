@@ -31,19 +31,10 @@
 
 #include "../../userspace/migration.h"
 #include "../../userspace/qtrace.h"
+#include "xorshift.h"
 
 #define MAX_LINE	4096
 
-static uint64_t rng_state;
-
-static uint64_t rnd(void)
-{
-	/* xorshift64* */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ULL;
-}
 
 static size_t below(size_t n)
 {

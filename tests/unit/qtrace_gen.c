@@ -44,6 +44,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "xorshift.h"
+
 enum form { F_TID, F_ISO, F_BARE };
 enum side { SRC, DST };
 enum mode { PRE, POST };
@@ -88,16 +90,6 @@ struct lines {
 	size_t n, cap;
 };
 
-static uint64_t rng_state;
-
-static uint64_t rnd(void)
-{
-	/* xorshift64* */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ULL;
-}
 
 /* 0..n-1 */
 static unsigned int below(unsigned int n)
