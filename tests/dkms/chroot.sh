@@ -87,17 +87,8 @@ kc_dkms_chroot() {
 	shift
 	KC_DKMS_ROOT=$d
 	if [[ ! -f $d/.kvmchurn-ok ]]; then
-		if [[ -e $d ]]; then
-			! grep -q " $d/" /proc/mounts || kc_die "something is mounted under $d: unmount it first"
-			rm -rf "$d"
-		fi
-		mkdir -p "$d"
 		kc_log "dkms: creating the $rel chroot in $d (debootstrap and dkms, a few minutes)"
-		if ! debootstrap --variant=minbase --keyring="$KC_KEYRING" "$rel" "$d" "$KC_MIRROR" \
-			>"$d.log" 2>&1; then
-			tail -n 20 "$d.log" >&2
-			kc_die "debootstrap $rel failed (log: $d.log)"
-		fi
+		kc_debootstrap "$d" "$rel" || kc_die "debootstrap $rel failed (log: $d.log)"
 		kc_chroot_apt_config "$d" "$rel"
 		kc_chroot_exec "$d" sh -c "apt-get -q update && apt-get -q -y install $(kc_release_pkgs "$rel")" \
 			>>"$d.log" 2>&1 || { tail -n 20 "$d.log" >&2; kc_die "$rel chroot: installing dkms failed (log: $d.log)"; }

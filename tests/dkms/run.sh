@@ -43,16 +43,9 @@ kc_verdict() {
 
 # kc_tree_copy DIR: the tree, without build products, in DIR/src.
 kc_tree_copy() {
-	local dir=$1 items=() item
-	rm -rf "$dir/src"
-	mkdir -p "$dir/src"
-	for item in $KC_DKMS_TREE; do
-		if [[ -e $KVMCHURN_SRC/$item ]]; then items+=("$item"); fi
-	done
-	tar -C "$KVMCHURN_SRC" --exclude-vcs --exclude='*.o' --exclude='*.ko' \
-		--exclude='*.mod' --exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.order' \
-		--exclude=Module.symvers --exclude=userspace/kvmchurn --exclude=tests/unit/abi_test \
-		--exclude=tests/unit/fakekvm.so -cf - "${items[@]}" | tar -C "$dir/src" -xf -
+	local dir=$1
+	# shellcheck disable=SC2086 # a list of items
+	kc_copy_tree "$dir/src" $KC_DKMS_TREE
 	cp "$KC_DKMS_DIR"/inside-*.sh "$dir/"
 }
 

@@ -21,15 +21,8 @@ KC_QEMU_PKGS="qemu-system-x86 qemu-utils socat"
 kc_qemu_chroot() {
 	local d=$KC_QEMU_ROOT t=$SECONDS
 	if [[ ! -f $d/.kvmchurn-ok ]]; then
-		if [[ -e $d ]]; then
-			! grep -q " $d/" /proc/mounts || kc_die "something is mounted under $d: unmount it first"
-			rm -rf "$d"
-		fi
-		mkdir -p "$d"
 		kc_log "qemu: creating the trixie chroot in $d (debootstrap and QEMU, a few minutes)"
-		debootstrap --variant=minbase --keyring="$KC_KEYRING" trixie "$d" "$KC_MIRROR" >"$d.log" 2>&1 ||
-			{ tail -n 20 "$d.log" >&2; return 1; }
-		touch "$d/.kvmchurn-new"
+		kc_debootstrap "$d" trixie || return 1
 	fi
 	kc_chroot_apt_config "$d" trixie
 	kc_chroot_exec "$d" sh -c "apt-get -q update && apt-get -q -y install $KC_QEMU_PKGS && apt-get clean" \

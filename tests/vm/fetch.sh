@@ -73,18 +73,9 @@ kc_chroot_ensure() {
 	local d=$KC_CHROOT_DIR t=$SECONDS
 	[[ -f $d/.kvmchurn-ok ]] && return 0
 	[[ $KC_ONLINE == 1 ]] || kc_die "offline and no trixie chroot in $d"
-	if [[ -e $d ]]; then
-		# never rm -rf through a leftover mount (a debootstrap killed half-way)
-		! grep -q " $d/" /proc/mounts || kc_die "something is mounted under $d: unmount it first"
-		rm -rf "$d"
-	fi
-	mkdir -p "$d"
 	kc_log "creating the trixie chroot in $d (debootstrap, ~2 min)"
-	if ! debootstrap --variant=minbase --include=gcc-14,make,binutils,libelf1t64,pahole,kmod \
-		--keyring="$KC_KEYRING" trixie "$d" "$KC_MIRROR" >"$d.log" 2>&1; then
-		tail -n 20 "$d.log" >&2
+	kc_debootstrap "$d" trixie --include=gcc-14,make,binutils,libelf1t64,pahole,kmod ||
 		kc_die "debootstrap failed (log: $d.log)"
-	fi
 	touch "$d/.kvmchurn-ok"
 	kc_log "trixie chroot ready ($((SECONDS - t)) s, $(du -sh "$d" | cut -f1))"
 }

@@ -214,24 +214,49 @@ kc_load_env() {
 # kc_build_dir ID TIER: set KC_BUILD_DIR, the per-kernel build folder of TIER, and copy
 # the source tree into it afresh.
 kc_build_dir() {
-	local id=$1 tier=$2 item items=()
+	local id=$1 tier=$2
 	kc_load_env "$id" || return 1
 	if [[ -n $KC_CHROOT ]]; then
 		KC_BUILD_DIR=$KC_CHROOT/build/$tier/$id
 	else
 		KC_BUILD_DIR=$KVMCHURN_CACHE/build/$tier/$id
 	fi
-	rm -rf "$KC_BUILD_DIR"
-	mkdir -p "$KC_BUILD_DIR"
-	for item in $KC_TREE_ITEMS; do
+	# shellcheck disable=SC2086 # a list of items
+	kc_copy_tree "$KC_BUILD_DIR" $KC_TREE_ITEMS
+}
+
+# kc_copy_tree DEST ITEM...: those items of the source tree that exist, copied afresh into
+# DEST, without the products of an in-place build: a host client or test binary, or
+# objects of another kernel, must not look up to date there.
+kc_copy_tree() {
+	local dest=$1 item items=()
+	shift
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	for item in "$@"; do
 		if [[ -e $KVMCHURN_SRC/$item ]]; then items+=("$item"); fi
 	done
-	# without the products of an in-place build: a host client binary or objects
-	# of another kernel must not look up to date here
 	tar -C "$KVMCHURN_SRC" --exclude-vcs --exclude='*.o' --exclude='*.ko' \
 		--exclude='*.mod' --exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.order' \
-		--exclude=Module.symvers --exclude=userspace/kvmchurn -cf - "${items[@]}" |
-		tar -C "$KC_BUILD_DIR" -xf -
+		--exclude=Module.symvers --exclude=userspace/kvmchurn --exclude=tests/unit/abi_test \
+		--exclude=tests/unit/fakekvm.so --exclude=tests/unit/qtrace_gen \
+		--exclude=tests/unit/qtrace_fuzz -cf - "${items[@]}" | tar -C "$dest" -xf -
+}
+
+# kc_debootstrap DIR RELEASE [DEBOOTSTRAP-ARGS...]: a minbase RELEASE made afresh in DIR
+# (whatever was there, a run killed half-way, removed first), from the host's mirror and
+# keyring; its log is DIR.log. Returns 1 when debootstrap fails.
+kc_debootstrap() {
+	local d=$1 rel=$2
+	shift 2
+	if [[ -e $d ]]; then
+		# never rm -rf through a leftover mount (a debootstrap killed half-way)
+		! grep -q " $d/" /proc/mounts || kc_die "something is mounted under $d: unmount it first"
+		rm -rf "$d"
+	fi
+	mkdir -p "$d"
+	debootstrap --variant=minbase "$@" --keyring="$KC_KEYRING" "$rel" "$d" "$KC_MIRROR" >"$d.log" 2>&1 ||
+		{ tail -n 20 "$d.log" >&2; return 1; }
 }
 
 # kc_build ID TIER LOG TARGET [MAKE-ARGS...]: run make TARGET in the per-kernel build
