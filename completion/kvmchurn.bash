@@ -26,7 +26,7 @@ _kvmchurn_options() {
 		;;
 	load)
 		echo "-n -t -j --vcpus --mem --irqfds --run --comm --dev --end" \
-			"--term-default --timeout --json -h --help"
+			"--term-default --timeout --together --json -h --help"
 		;;
 	esac
 }

@@ -25,6 +25,9 @@ const char load_usage[] =
 	"  -t SECONDS          create VMs for SECONDS, 1-604800, instead of -n\n"
 	"  -j PARALLEL         VMs alive at once, 1-512 (default 1); the first VM\n"
 	"                      runs alone\n"
+	"  --together          end VMs in waves: once PARALLEL VMs are ready (or\n"
+	"                      all that are left), end them all at once, as a\n"
+	"                      fleet kills a pool; with --end kill or term\n"
 	"\n"
 	"Each VM:\n"
 	"  --vcpus N           vCPUs, 1-256 (default 2)\n"
@@ -56,14 +59,15 @@ const char load_usage[] =
 	"the create latency (fork to ready, as the client sees it) and the teardown\n"
 	"latency (from the signal, or from ready with --end exit or close, to the VM\n"
 	"reaped) as p50, p99 and max in ms (nearest rank), the rate in completed VMs\n"
-	"per second of wall time, and the wall time. On a terminal, a progress line\n"
-	"is shown on stderr.\n"
+	"per second of wall time, and the wall time; with --together, the waves. On\n"
+	"a terminal, a progress line is shown on stderr.\n"
 	"\n"
 	"JSON fields: version, arch, comm, end, term_default, vcpus, mem_mib, irqfds,\n"
-	"run, parallel, count (null with -t), seconds (null with -n), started,\n"
-	"completed, failed, aborted, interrupted (true or false), create_ms and\n"
-	"teardown_ms (each an object of count, p50, p99 and max, the last three null\n"
-	"without samples), rate_per_s, wall_s.\n"
+	"run, parallel, together, count (null with -t), seconds (null with -n),\n"
+	"started, completed, failed, aborted, interrupted (true or false), waves\n"
+	"(null without --together), create_ms and teardown_ms (each an object of\n"
+	"count, p50, p99 and max, the last three null without samples), rate_per_s,\n"
+	"wall_s.\n"
 	"\n"
 	"Exit status: see 'kvmchurn --help'. The first VM failing is status 2.\n";
 
@@ -84,7 +88,7 @@ static const char *const teardown_labels[] = {
 enum {
 	OPT_COUNT = 1, OPT_SECONDS, OPT_PARALLEL, OPT_VCPUS, OPT_MEM, OPT_IRQFDS,
 	OPT_RUN, OPT_COMM, OPT_DEV, OPT_END, OPT_TERM_DEFAULT, OPT_TIMEOUT,
-	OPT_JSON, OPT_HELP,
+	OPT_TOGETHER, OPT_JSON, OPT_HELP,
 };
 
 static const struct kc_opt options[] = {
@@ -100,6 +104,7 @@ static const struct kc_opt options[] = {
 	{ OPT_END, 0, "end", true },
 	{ OPT_TERM_DEFAULT, 0, "term-default", false },
 	{ OPT_TIMEOUT, 0, "timeout", true },
+	{ OPT_TOGETHER, 0, "together", false },
 	{ OPT_JSON, 0, "json", false },
 	{ OPT_HELP, 'h', "help", false },
 	{ 0, 0, NULL, false },
@@ -178,6 +183,9 @@ static int parse_one(struct kc_opt_parser *p, int id, struct load_args *a)
 	case OPT_TERM_DEFAULT:
 		o->term_default = true;
 		return 0;
+	case OPT_TOGETHER:
+		o->together = true;
+		return 0;
 	case OPT_JSON:
 		a->json = true;
 		return 0;
@@ -212,6 +220,8 @@ static int parse_args(int argc, char *argv[], struct load_args *a)
 		return kc_usage_error("load", "-n and -t cannot be used together");
 	if (a->o.term_default && a->o.end != LOAD_END_TERM)
 		return kc_usage_error("load", "--term-default needs --end term");
+	if (a->o.together && a->o.end != LOAD_END_KILL && a->o.end != LOAD_END_TERM)
+		return kc_usage_error("load", "--together needs --end kill or term");
 	if (!a->o.count && !a->o.seconds)
 		a->o.count = 10;
 	return KC_EXIT_OK;
@@ -245,6 +255,8 @@ static void print_text(const struct load_opts *o, struct load_result *r)
 		       r->signal == SIGINT ? "SIGINT" : r->signal == SIGTERM ? "SIGTERM" :
 		       r->signal == SIGHUP ? "SIGHUP" : "a signal");
 	printf("\n");
+	if (o->together)
+		printf("%-9s %lu (every VM alive ended at once)\n", "waves:", r->waves);
 	print_latency_text("create:", &r->create, "fork to ready");
 	print_latency_text("teardown:", &r->teardown, teardown_labels[o->end]);
 	printf("%-9s %.1f VMs/s\n", "rate:", wall > 0 ? r->completed / wall : 0.0);
@@ -270,10 +282,10 @@ static void print_json(const struct load_opts *o, struct load_result *r)
 	printf(",\"arch\":\"%s\",\"comm\":", vm_arch_name);
 	kc_json_string(stdout, o->comm);
 	printf(",\"end\":\"%s\",\"term_default\":%s,\"vcpus\":%u,\"mem_mib\":%zu,"
-	       "\"irqfds\":%u,\"run\":%s,\"parallel\":%lu,",
+	       "\"irqfds\":%u,\"run\":%s,\"parallel\":%lu,\"together\":%s,",
 	       end_names[o->end], o->term_default ? "true" : "false", o->vm.vcpus,
 	       o->vm.mem_bytes >> 20, o->vm.irqfds, o->vm.run ? "true" : "false",
-	       o->parallel);
+	       o->parallel, o->together ? "true" : "false");
 	if (o->seconds)
 		printf("\"count\":null,\"seconds\":%lu,", o->seconds);
 	else
@@ -281,6 +293,10 @@ static void print_json(const struct load_opts *o, struct load_result *r)
 	printf("\"started\":%lu,\"completed\":%lu,\"failed\":%lu,\"aborted\":%lu,"
 	       "\"interrupted\":%s,", r->started, r->completed, r->failed, r->aborted,
 	       r->signal ? "true" : "false");
+	if (o->together)
+		printf("\"waves\":%lu,", r->waves);
+	else
+		printf("\"waves\":null,");
 	print_latency_json("create_ms", &r->create);
 	printf(",");
 	print_latency_json("teardown_ms", &r->teardown);

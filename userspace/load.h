@@ -26,12 +26,14 @@ struct load_opts {
 	unsigned long timeout;	/* --timeout, seconds */
 	enum load_end end;
 	bool term_default;	/* --term-default: no SIGTERM handler */
+	bool together;		/* --together: end the VMs alive in waves */
 	const char *comm;	/* process name of each VM */
 	struct vm_config vm;
 };
 
 struct load_result {
 	unsigned long started, completed, failed, aborted;
+	unsigned long waves;	/* --together: how many times VMs were ended */
 	int signal;		/* the signal that interrupted the run, or 0 */
 	struct kc_samples create;	/* fork to ready, ns */
 	struct kc_samples teardown;	/* signal or ready to reaped, ns */

@@ -3,8 +3,9 @@
  * kvmchurn load: the pool of VM processes. The parent forks one process per
  * VM and keeps up to -j of them alive (one alone until the first is ready).
  * Each VM process reports on a pipe that it is ready, or why it failed; the
- * parent ends it as --end says and reaps it. Every way out of load_run()
- * first kills and reaps what it started.
+ * parent ends it as --end says (with --together, once every VM alive is
+ * ready) and reaps it. Every way out of load_run() first kills and reaps what
+ * it started.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -153,6 +154,7 @@ static _Noreturn void vm_process(const struct load_opts *o, pid_t parent, int fd
 enum slot_state {
 	SLOT_FREE,
 	SLOT_STARTING,		/* forked, not ready yet */
+	SLOT_READY,		/* --together: ready, waiting for the others */
 	SLOT_ENDING,		/* ready, its end under way */
 	SLOT_FAILED,		/* failed and reported, waiting to be reaped */
 };
@@ -296,29 +298,47 @@ static void record(struct pool *p, struct kc_samples *s, uint64_t ns)
 	}
 }
 
-static void on_ready(struct pool *p, struct slot *s, const struct vm_report *r)
+static const char *end_signal_name(const struct load_opts *o)
+{
+	return o->end == LOAD_END_KILL ? "SIGKILL" : "SIGTERM";
+}
+
+/* Begins the end of a ready VM; @t_ready is when it said it was ready. */
+static void end_vm(struct pool *p, struct slot *s, uint64_t t_ready)
 {
 	const struct load_opts *o = p->o;
-	uint64_t create = r->t_ns > s->t_fork ? r->t_ns - s->t_fork : 0;
 
-	record(p, &p->res->create, create);
-	if (!p->first_ready) {
-		p->first_ready = true;
-		p->limit = o->parallel;
-	}
 	s->state = SLOT_ENDING;
 	if (o->end == LOAD_END_KILL || o->end == LOAD_END_TERM) {
 		s->t_end = kc_now_ns();
 		if (s->reaped)
 			slot_fail(p, s, "ended before it was sent %s",
-				  o->end == LOAD_END_KILL ? "SIGKILL" : "SIGTERM");
+				  end_signal_name(o));
 		else
 			slot_kill(p, s, end_signal(o));
 	} else {
-		s->t_end = r->t_ns;
+		s->t_end = t_ready;
 	}
 	if (s->state == SLOT_ENDING)
 		s->deadline = s->t_end + p->timeout_ns;
+}
+
+static void on_ready(struct pool *p, struct slot *s, const struct vm_report *r)
+{
+	uint64_t create = r->t_ns > s->t_fork ? r->t_ns - s->t_fork : 0;
+
+	record(p, &p->res->create, create);
+	if (!p->first_ready) {
+		p->first_ready = true;
+		p->limit = p->o->parallel;
+	}
+	if (!p->o->together) {
+		end_vm(p, s, r->t_ns);
+		return;
+	}
+	/* it waits for its wave without a deadline: those still starting have one */
+	s->state = SLOT_READY;
+	s->deadline = UINT64_MAX;
 }
 
 static void on_report(struct pool *p, struct slot *s, struct vm_report *r)
@@ -411,6 +431,9 @@ static void finish(struct pool *p, struct slot *s, int status, uint64_t now)
 	describe_status(status, how, sizeof(how));
 	if (s->state == SLOT_STARTING) {
 		slot_fail(p, s, "%s before it was ready", how);
+	} else if (s->state == SLOT_READY) {
+		slot_fail(p, s, "%s before it was sent %s", how,
+			  end_signal_name(p->o));
 	} else if (s->state == SLOT_ENDING) {
 		if (!ended_as_expected(p->o, status, &expected))
 			slot_fail(p, s, "%s, expected %s", how, expected);
@@ -488,6 +511,29 @@ static struct timespec *wait_time(const struct pool *p, uint64_t now,
 	return ts;
 }
 
+static bool want_more(const struct pool *p);
+
+/*
+ * --together: when no VM is starting and the pool is full, or no more VMs
+ * will be started, every ready VM is ended at once: one wave.
+ */
+static void end_wave(struct pool *p)
+{
+	unsigned long ready = 0;
+
+	for (unsigned long i = 0; i < p->o->parallel; i++) {
+		if (p->slots[i].state == SLOT_STARTING)
+			return;
+		ready += p->slots[i].state == SLOT_READY;
+	}
+	if (!ready || (ready < p->limit && want_more(p)))
+		return;
+	p->res->waves++;
+	for (unsigned long i = 0; i < p->o->parallel; i++)
+		if (p->slots[i].state == SLOT_READY)
+			end_vm(p, &p->slots[i], 0);
+}
+
 static void wait_events(struct pool *p, const sigset_t *waitmask)
 {
 	struct timespec ts;
@@ -513,6 +559,8 @@ static void wait_events(struct pool *p, const sigset_t *waitmask)
 	reap(p);
 	now = kc_now_ns();
 	check_timeouts(p, now);
+	if (p->o->together)
+		end_wave(p);
 	show_progress(p, now);
 }
 

@@ -65,7 +65,7 @@ result "completes a command" "show snapshot summary" "$(complete_line kvmchurn s
 result "completes a command after -d DIR" "diff disable downtime dump" "$(complete_line kvmchurn -d /tmp d)"
 result "completes a metric of show" "exit_files exit_mmap exit_to_reap" "$(complete_line kvmchurn show exit_)"
 result "completes --end's values" "close exit kill term" "$(complete_line kvmchurn load -n 5 --end '')"
-result "completes load's options" "--term-default --timeout" "$(complete_line kvmchurn load --t)"
+result "completes load's options" "--term-default --timeout --together" "$(complete_line kvmchurn load --t)"
 result "completes help's command" "diff disable downtime dump" "$(complete_line kvmchurn help d)"
 result "offers nothing for a count" "" "$(complete_line kvmchurn load -n '')"
 result "completes the global options" "--help --version" "$(complete_line kvmchurn --)"

@@ -154,6 +154,8 @@ usage end-bogus load --end bogus
 usage n-and-t load -n 5 -t 10
 usage term-default-without-term load --term-default
 usage term-default-with-kill load --end kill --term-default
+usage together-with-exit load --together --end exit
+usage together-with-close load --together --end close
 
 # ---- the commands that read and write the module's files ------------------
 
@@ -199,8 +201,8 @@ fake_tests() {
 	fake -- -n 6 -j 3 --json
 	want_rc 0
 	want_same err empty
-	want_grep out '^\{"version":"[^"]+","arch":"(x86_64|arm64)","comm":"'"$comm"'","end":"kill","term_default":false,"vcpus":2,"mem_mib":4,"irqfds":8,"run":false,"parallel":3,"count":6,"seconds":null,'
-	want_grep out '"started":6,"completed":6,"failed":0,"aborted":0,"interrupted":false,'
+	want_grep out '^\{"version":"[^"]+","arch":"(x86_64|arm64)","comm":"'"$comm"'","end":"kill","term_default":false,"vcpus":2,"mem_mib":4,"irqfds":8,"run":false,"parallel":3,"together":false,"count":6,"seconds":null,'
+	want_grep out '"started":6,"completed":6,"failed":0,"aborted":0,"interrupted":false,"waves":null,'
 	want_grep out '"create_ms":\{"count":6,"p50":[0-9.]+,"p99":[0-9.]+,"max":[0-9.]+\},'
 	want_grep out '"teardown_ms":\{"count":6,"p50":[0-9.]+,"p99":[0-9.]+,"max":[0-9.]+\},"rate_per_s":[0-9.]+,"wall_s":[0-9.]+\}$'
 	if command -v python3 >/dev/null; then
@@ -223,6 +225,49 @@ fake_tests() {
 	want_rc 0
 	want_grep out '^teardown: +p50 .* \(SIGTERM to reaped\)$'
 	finish fake-end-term-default
+
+	# --together: waves of -j (the first VM starts alone, then waits for its wave)
+	fake -- -n 7 -j 3 --together --json
+	want_rc 0
+	want_same err empty
+	want_grep out '"parallel":3,"together":true,"count":7,'
+	want_grep out '"started":7,"completed":7,"failed":0,"aborted":0,"interrupted":false,"waves":3,'
+	want_no_process "$comm"
+	finish fake-together-waves
+
+	fake -- -n 6 -j 3 --together --end term
+	want_rc 0
+	want_same err empty
+	want_grep out '^VMs: +6 started, 6 completed, 0 failed$'
+	want_grep out '^waves: +2 \(every VM alive ended at once\)$'
+	finish fake-together-term
+
+	# The third VM to open the device (VM 2 or 3: they start together) never
+	# gets ready: VM 1 and the other, ready, wait for it (alive, not killed)
+	# until its timeout; then VM 4 takes its place and the wave of three ends
+	# together.
+	: >"$tmp/counter"
+	env LD_PRELOAD="$fakekvm" FAKEKVM_DEV="$tmp/kvm" FAKEKVM_HANG=KVM_RUN \
+		FAKEKVM_EVERY=3 FAKEKVM_COUNTER="$tmp/counter" \
+		"$client" load --dev "$tmp/kvm" --comm "$comm" --mem 4 --run -n 4 -j 3 \
+		--together --timeout 2 >"$tmp/out" 2>"$tmp/err" &
+	local tpid=$! alive=0 p tries=50
+	until grep -q 3 "$tmp/counter" || [ $((tries -= 1)) -eq 0 ]; do
+		sleep 0.1
+	done
+	sleep 0.5
+	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/comm" 2>/dev/null)" = "$comm" ] && alive=$((alive + 1))
+	done
+	[ "$alive" -eq 3 ] || problems+=("$alive VM processes alive while one hangs, want 3")
+	wait "$tpid"
+	rc=$?
+	want_rc 1
+	want_grep err '^kvmchurn load: VM [23]: not ready after 2 s$'
+	want_grep out '^VMs: +4 started, 3 completed, 1 failed$'
+	want_grep out '^waves: +1 '
+	want_no_process "$comm"
+	finish fake-together-wait
 
 	fake -- -t 1 -j 2
 	want_rc 0
