@@ -13,6 +13,10 @@
 #define KVMCHURN_COMPAT_H
 
 #include <linux/build_bug.h>
+#include <linux/cpumask.h>
+#include <linux/log2.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
 #include <linux/version.h>
 
 /*
@@ -48,6 +52,48 @@
 #define kc_kretprobe_of(ri) get_kretprobe(ri)
 #else
 #define kc_kretprobe_of(ri) ((ri)->rp)
+#endif
+
+/*
+ * The bytes kmalloc(@size) takes: 6.1 has the allocator's own answer; before,
+ * the kmalloc caches were 8 bytes to 2^n, with 96 and 192 between.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#define kc_kmalloc_size(size) kmalloc_size_roundup(size)
+#else
+static inline size_t kc_kmalloc_size(size_t size)
+{
+	if (size > 64 && size <= 96)
+		return 96;
+	if (size > 128 && size <= 192)
+		return 192;
+	return size <= 8 ? 8 : roundup_pow_of_two(size);
+}
+#endif
+
+/*
+ * What the kprobe core allocates for @maxactive instances of @size bytes:
+ * before 6.7 one kmalloc() each; from 6.7 an objpool, which gives every
+ * possible CPU a ring of roundup_pow_of_two(@maxactive) entries and spreads
+ * the objects, aligned to a pointer, over them.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#include <linux/objpool.h>
+static inline size_t kc_kretprobe_pool_bytes(unsigned int maxactive,
+					     size_t size)
+{
+	size_t ring = struct_size_t(struct objpool_slot, entries,
+				    roundup_pow_of_two(maxactive));
+
+	return num_possible_cpus() * ring +
+	       (size_t)maxactive * ALIGN(size, sizeof(void *));
+}
+#else
+static inline size_t kc_kretprobe_pool_bytes(unsigned int maxactive,
+					     size_t size)
+{
+	return (size_t)maxactive * kc_kmalloc_size(size);
+}
 #endif
 
 /* Fails the build if @probe does not have the type that @event expects. */

@@ -56,6 +56,13 @@ static int kc_checks_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(kc_checks);
 
+static int kc_memory_show(struct seq_file *m, void *unused)
+{
+	kc_show_memory(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kc_memory);
+
 #define KC_WRITE_MAX	256
 
 /* A control file: read through name##_show(), written by name##_write(). */
@@ -178,6 +185,7 @@ int kc_debugfs_init(void)
 	debugfs_create_file("probes", 0400, kc_dir, NULL, &kc_probes_fops);
 	debugfs_create_file("checks", 0400, kc_dir, NULL, &kc_checks_fops);
 	debugfs_create_file("raw", 0400, kc_dir, NULL, &kc_raw_fops);
+	debugfs_create_file("memory", 0400, kc_dir, NULL, &kc_memory_fops);
 	debugfs_create_file("filter", 0600, kc_dir, NULL, &kc_filter_fops);
 	debugfs_create_file("enable", 0600, kc_dir, NULL, &kc_enable_fops);
 	debugfs_create_file("reset", 0200, kc_dir, NULL, &kc_reset_fops);

@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "compat.h"
 #include "kvmchurn.h"
 
 struct kc_filter {
@@ -101,6 +102,11 @@ int kc_filter_format(char *buf, size_t len)
 			       f->names[i]);
 	rcu_read_unlock();
 	return n;
+}
+
+void kc_filter_mem(struct kc_mem *mem)
+{
+	mem->slab += kc_kmalloc_size(sizeof(struct kc_filter));
 }
 
 /* Replaces the filter as a whole; on error the old one stays. */

@@ -17,6 +17,7 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "kvmchurn.h"
 
 #define KC_MAX_VALUE_BITS	48
@@ -148,6 +149,13 @@ void kc_hist_reset(void)
 	for (i = 0; i < KC_NR_COUNTERS; i++)
 		kc_base_counters[i] = kc_counter_sum(i);
 	mutex_unlock(&kc_baseline_lock);
+}
+
+void kc_hist_mem(struct kc_mem *mem)
+{
+	mem->percpu += KC_NR_METRICS * sizeof(struct kc_hist_cpu) +
+		       KC_NR_COUNTERS * sizeof(u64);
+	mem->slab += kc_kmalloc_size(KC_NR_METRICS * sizeof(*kc_base_hists));
 }
 
 static void kc_hists_free(void)

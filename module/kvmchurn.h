@@ -11,6 +11,19 @@
 
 #include "kvmchurn_abi.h"
 
+/*
+ * What the module holds while loaded, as each part reports it (the `memory`
+ * file): bytes as the allocators round them, so that they can be checked
+ * against what the kernel reports.
+ */
+struct kc_mem {
+	size_t percpu;		/* on each possible CPU */
+	size_t slab;		/* kmalloc() */
+	size_t vmalloc;		/* whole pages */
+	unsigned long kretprobe_instances;
+	size_t kretprobes;	/* the kprobe core's, for those instances */
+};
+
 /* control.c: switches read in probe context, and control-file writes. */
 extern bool kc_enabled;
 extern bool kc_unit_ns;
@@ -38,6 +51,7 @@ void kc_hist_snapshot(enum kc_metric m, struct kc_hist_snap *snap);
 u64 kc_counter_read(enum kc_counter c);
 u64 kc_percpu_sum(u64 __percpu *counter);
 void kc_hist_reset(void);
+void kc_hist_mem(struct kc_mem *mem);
 
 /* filter.c: which processes are traced, by thread-group leader comm. */
 #define KC_FILTER_MAX_NAMES	8
@@ -48,6 +62,7 @@ int kc_filter_set(const char *spec);
 bool kc_filter_match(struct task_struct *t);
 bool kc_filter_all(void);
 int kc_filter_format(char *buf, size_t len);
+void kc_filter_mem(struct kc_mem *mem);
 
 /* pairs.c: the preallocated table that pairs a start event with its end. */
 enum kc_pair_kind {
@@ -78,6 +93,7 @@ void kc_pair_max(enum kc_pair_kind kind, u64 id, u64 ts, u64 val);
 bool kc_pair_take_max(enum kc_pair_kind kind, u64 id, u64 *val);
 void kc_pairs_stats(struct kc_pair_stats *st);
 unsigned int kc_pairs_count(enum kc_pair_kind kind);
+void kc_pairs_mem(struct kc_mem *mem);
 
 /* probes.c and tracepoints.c: what the `probes` file lists. */
 enum kc_probe_state {
@@ -102,11 +118,13 @@ int kc_kretprobes_init(unsigned int maxactive);
 void kc_kretprobes_exit(void);
 unsigned int kc_kretprobes_count(void);
 void kc_kretprobe_info(unsigned int i, struct kc_probe_info *info);
+void kc_kretprobes_mem(struct kc_mem *mem);
 
 int kc_tracepoints_init(void);
 void kc_tracepoints_exit(void);
 unsigned int kc_tracepoints_count(void);
 void kc_tracepoint_info(unsigned int i, struct kc_probe_info *info);
+void kc_tracepoints_mem(struct kc_mem *mem);
 
 /* Hits and misses are counted from the last reset. */
 void kc_kretprobes_reset(void);
@@ -123,6 +141,7 @@ void kc_show_counters(struct seq_file *m);
 void kc_show_probes(struct seq_file *m);
 void kc_show_checks(struct seq_file *m);
 void kc_show_raw(struct seq_file *m, struct kc_hist_snap *snap);
+void kc_show_memory(struct seq_file *m);
 void kc_render_init(void);
 
 /* debugfs.c: the files under /sys/kernel/debug/kvmchurn. */

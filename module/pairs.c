@@ -14,10 +14,12 @@
  */
 #include <linux/hash.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "kvmchurn.h"
 
 #define KC_PAIR_WAYS		8
@@ -227,6 +229,22 @@ unsigned int kc_pairs_count(enum kc_pair_kind kind)
 		raw_spin_unlock_irqrestore(&b->lock, flags);
 	}
 	return n;
+}
+
+/*
+ * The table's pages, and vmalloc's array of pointers to them: kmalloc'd up to
+ * a page, itself vmalloc'd beyond (__vmalloc_area_node()).
+ */
+void kc_pairs_mem(struct kc_mem *mem)
+{
+	size_t bytes = PAGE_ALIGN(sizeof(*kc_buckets) << kc_bucket_bits);
+	size_t array = (bytes >> PAGE_SHIFT) * sizeof(struct page *);
+
+	mem->vmalloc += bytes;
+	if (array > PAGE_SIZE)
+		mem->vmalloc += PAGE_ALIGN(array);
+	else
+		mem->slab += kc_kmalloc_size(array);
 }
 
 int kc_pairs_init(unsigned int capacity)

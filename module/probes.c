@@ -425,6 +425,24 @@ void kc_kretprobe_info(unsigned int i, struct kc_probe_info *info)
 	mutex_unlock(&kc_probes_lock);
 }
 
+/* Each attached kretprobe holds maxactive instances, used or not. */
+void kc_kretprobes_mem(struct kc_mem *mem)
+{
+	size_t size = sizeof(struct kretprobe_instance) +
+		      sizeof(struct kc_kret_data);
+	unsigned int i;
+
+	mem->percpu += ARRAY_SIZE(kc_krets) * sizeof(u64);
+	mutex_lock(&kc_probes_lock);
+	for (i = 0; i < ARRAY_SIZE(kc_krets); i++) {
+		if (kc_krets[i].state != KC_PROBE_ATTACHED)
+			continue;
+		mem->kretprobe_instances += kc_maxactive;
+		mem->kretprobes += kc_kretprobe_pool_bytes(kc_maxactive, size);
+	}
+	mutex_unlock(&kc_probes_lock);
+}
+
 void kc_kretprobes_reset(void)
 {
 	unsigned int i;

@@ -4,6 +4,7 @@
  * (all, hist/<metric>), the summary, counters, probes, checks and the
  * versioned raw snapshot. Snapshots are taken here, in process context.
  */
+#include <linux/cpumask.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -236,6 +237,31 @@ void kc_show_probes(struct seq_file *m)
 	kc_pairs_stats(&ps);
 	seq_printf(m, "pairs: %u of %u in use, %llu dropped, %llu aged out\n",
 		   ps.used, ps.capacity, ps.dropped, ps.aged);
+}
+
+/*
+ * What the module holds, by allocator. The kretprobe instances are the
+ * kprobe core's, allocated for the module's probes when they attach.
+ */
+void kc_show_memory(struct seq_file *m)
+{
+	struct kc_mem mem = { 0 };
+	unsigned int cpus = num_possible_cpus();
+
+	kc_hist_mem(&mem);
+	kc_pairs_mem(&mem);
+	kc_filter_mem(&mem);
+	kc_kretprobes_mem(&mem);
+	kc_tracepoints_mem(&mem);
+	seq_printf(m, "possible_cpus %u\n", cpus);
+	seq_printf(m, "percpu_per_cpu %zu\n", mem.percpu);
+	seq_printf(m, "percpu %zu\n", mem.percpu * cpus);
+	seq_printf(m, "slab %zu\n", mem.slab);
+	seq_printf(m, "vmalloc %zu\n", mem.vmalloc);
+	seq_printf(m, "kretprobe_instances %lu\n", mem.kretprobe_instances);
+	seq_printf(m, "kretprobes %zu\n", mem.kretprobes);
+	seq_printf(m, "total %zu\n", mem.percpu * cpus + mem.slab +
+		   mem.vmalloc + mem.kretprobes);
 }
 
 static const char *kc_verdict(bool ok)

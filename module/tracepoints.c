@@ -270,6 +270,11 @@ void kc_tracepoint_info(unsigned int i, struct kc_probe_info *info)
 	info->missed = 0;
 }
 
+void kc_tracepoints_mem(struct kc_mem *mem)
+{
+	mem->percpu += KC_NR_TPS * sizeof(u64);
+}
+
 /* Called with the reset lock held (debugfs.c). */
 void kc_tracepoints_reset(void)
 {

@@ -24,7 +24,7 @@ if ! insmod "$KVMCHURN_KO"; then
 fi
 ok "insmod kvmchurn.ko"
 
-for f in all probes raw; do
+for f in all probes raw memory; do
 	check "debugfs $f is root-only (0400)" [ "$(stat -c %a "$D/$f")" = 400 ]
 done
 check "raw starts with its version" [ "$(head -n 1 "$D/raw")" = "kvmchurn-raw 1" ]
@@ -61,7 +61,7 @@ check "--comm other adds nothing to exit_to_reap" [ "$(raw_field hist exit_to_re
 check "--comm other adds nothing to the exit counter" [ "$(raw_field counter exit 3)" = $VMS ]
 
 # Every readable file, into the log and back to the host.
-for f in all summary counters probes checks raw filter enable $(cd "$D" && echo hist/*); do
+for f in all summary counters probes checks raw memory filter enable $(cd "$D" && echo hist/*); do
 	[ -f "$D/$f" ] || continue
 	echo "# ---- $D/$f"
 	sed 's/^/# /' "$D/$f"

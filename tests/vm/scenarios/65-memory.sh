@@ -1,0 +1,89 @@
+#!/bin/sh
+# 65-memory: the memory file against what the kernel itself says. possible_cpus
+# is /sys/devices/system/cpu/possible; vmalloc is the pages of the areas
+# kc_pairs_init() made (/proc/vmallocinfo), for the default table and for
+# pairs=65536; kretprobe_instances is maxactive times the attached kretprobes of
+# `probes`, for maxactive=512 and 64; percpu and total are their parts. Before
+# 6.7 each instance is one kmalloc object of the size the file implies: the
+# objects in use of that cache (/proc/slabinfo) move by the count of instances
+# when the module loads and back when it unloads, within what SLUB may hold on
+# each CPU and 1/32. Busybox sh; leaves the module unloaded.
+# shellcheck source=../guest/tap.sh
+. /kvmchurn/tap.sh
+
+mem() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "missing" }' $D/memory; }
+# vmpairs: the pages of kc_pairs_init()'s areas (the table, and beyond a page
+# the array of its pages), in bytes: their pages=N (the size counts a guard page)
+vmpairs() {
+	awk '/kc_pairs_init/ { for (i = 1; i <= NF; i++) if ($i ~ /^pages=/) n += substr($i, 7) }
+		END { print n * 4096 }' /proc/vmallocinfo
+}
+slabobjs() { awk -v c="$1" '$1 == c { print $2; f = 1 } END { if (!f) print 0 }' /proc/slabinfo; }
+# within A B SLACK: A and B differ by at most SLACK
+within() { [ $(($1 - $2)) -le "$3" ] && [ $(($2 - $1)) -le "$3" ]; }
+attached() { awk 'NR > 1 && $2 == "kretprobe" && $4 == "attached" { n++ } END { print n + 0 }' $D/probes; }
+# the possible CPUs, from a list such as 0-1,4
+possible=$(tr ',' '\n' </sys/devices/system/cpu/possible |
+	awk -F- '{ n += NF == 2 ? $2 - $1 + 1 : 1 } END { print n }')
+
+# common MAXACTIVE: what holds for any parameters
+common() {
+	is "possible_cpus" "$(mem possible_cpus)" "$possible"
+	is "kretprobe_instances: maxactive times the $(attached) attached kretprobes" \
+		"$(mem kretprobe_instances)" $(($1 * $(attached)))
+	is "percpu: percpu_per_cpu times possible_cpus" "$(mem percpu)" $(($(mem percpu_per_cpu) * possible))
+	is "total: the sum of the parts" "$(mem total)" \
+		$(($(mem percpu) + $(mem slab) + $(mem vmalloc) + $(mem kretprobes)))
+	v=$(vmpairs)
+	grep kc_pairs_init /proc/vmallocinfo | sed 's/^/# vmallocinfo: /'
+	is "vmalloc: kc_pairs_init()'s areas in /proc/vmallocinfo" "$(mem vmalloc)" "$v"
+}
+
+if ! insmod "$KVMCHURN_KO"; then not_ok "insmod kvmchurn.ko"; exit 0; fi
+common 512
+check "percpu_per_cpu at most 64 KiB: $(mem percpu_per_cpu)" [ "$(mem percpu_per_cpu)" -le 65536 ]
+default_vmalloc=$(mem vmalloc)
+size=$(($(mem kretprobes) / $(mem kretprobe_instances)))
+rmmod kvmchurn
+
+if ! insmod "$KVMCHURN_KO" pairs=65536 maxactive=64; then not_ok "insmod pairs=65536 maxactive=64"; exit 0; fi
+common 64
+# 16 times the buckets, each table rounded up to whole pages
+check "pairs=65536 takes 16 times the default table: $(mem vmalloc), $default_vmalloc" \
+	within "$(mem vmalloc)" $((default_vmalloc * 16)) $((16 * 4096))
+rmmod kvmchurn
+
+# Before 6.7 the kprobe core kmallocs each instance; from 6.7 an objpool holds them.
+major=$(uname -r | cut -d. -f1) minor=$(uname -r | cut -d. -f2)
+cache=kmalloc-$size
+if [ "$major" -gt 6 ] || { [ "$major" = 6 ] && [ "$minor" -ge 7 ]; }; then
+	ok "# SKIP instances as kmalloc objects: $(uname -r) keeps them in an objpool"
+elif ! grep -q "^$cache " /proc/slabinfo; then
+	not_ok "instances of $size bytes, but no $cache in /proc/slabinfo"
+else
+	# SLUB counts the free objects of a CPU's slab and partial slabs as in use
+	# (up to 2 x cpu_partial of them, set_cpu_partial()), and other work frees
+	# objects meanwhile: many instances (maxactive=4096), and a margin of that
+	# and 1/32 of them (a kretprobe fewer would be 1/9 or less)
+	s=/sys/kernel/slab/$cache
+	slack=$((possible * (2 * $(cat $s/cpu_partial) + $(cat $s/objs_per_slab))))
+	before=$(slabobjs "$cache")
+	insmod "$KVMCHURN_KO" maxactive=4096 || { not_ok "insmod kvmchurn.ko maxactive=4096"; exit 0; }
+	n=$(mem kretprobe_instances)
+	loaded=$(slabobjs "$cache")
+	rmmod kvmchurn
+	slack=$((slack + n / 32))
+	# unregister_kretprobe() may free the instances after an RCU grace period
+	i=0
+	while [ $i -lt 50 ] && ! within "$(slabobjs "$cache")" "$before" "$slack"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	after=$(slabobjs "$cache")
+	d=$((loaded - before))
+	check "loading: $cache objects in use +$d, $n instances (margin $slack)" \
+		within "$d" "$n" "$slack"
+	check "unloading gives them back: $cache objects in use $before before, $after after" \
+		within "$after" "$before" "$slack"
+fi
+exit 0
