@@ -142,6 +142,10 @@ check-qemu:
 bench:
 	tests/bench/run.sh $(KERNELS)
 
+# Where bench's cost on unmatched exits goes: perf inside the same boots.
+bench-profile:
+	tests/bench/profile.sh $(KERNELS)
+
 # Documentation/compatibility.rst, from what the last vm, dkms and debug runs left.
 compatibility:
 	tests/vm/compatibility.sh >Documentation/compatibility.rst.tmp
@@ -153,4 +157,4 @@ check-debug:
 
 .PHONY: all module client install install-client uninstall clean style check \
 	check-quick check-unit check-build check-vm check-debug check-dkms check-qemu kunit \
-	dkms-source dkms-install dkms-remove compatibility bench
+	dkms-source dkms-install dkms-remove compatibility bench bench-profile

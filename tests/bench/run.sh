@@ -1,58 +1,158 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # run.sh [ID...]: make bench, what loading kvmchurn costs, measured inside one boot of
-# each kernel (default x86_64-6.1 and arm64-6.1, from the vm tier's cache): rounds of
-# configurations A (no module), B (kvmchurn, filter=firecracker: nothing matches) and
-# C (filter=*), alternated so that drift cancels (scenarios/50-bench.sh); prints min,
-# median and max of each ratio over the rounds. Not a test: nothing here fails on a
-# number; a goal not met is printed as such.
-# Knobs: BENCH_ROUNDS (5), BENCH_EXITS (20000 fork+exit a round), BENCH_VMS (100 a round).
+# each kernel (default x86_64-6.1 and arm64-6.1, from the vm tier's cache). In the guest
+# (scenarios/50-bench.sh), rounds of the configurations A (nothing), B (kvmchurn,
+# filter=firecracker), C (filter=*), P and Q (the tracefs peer, filtered and not),
+# alternated so that drift cancels; then the misses of 256 VMs killed at once, and the
+# module's memory against the kernel's numbers. Here: min, median and max of each
+# ratio over the rounds, and whether each goal is met. Not a test: nothing here fails
+# on a number (a goal not met is printed as such); a broken run fails.
+#
+# The clock: by default QEMU counts instructions (-icount shift=0, one TCG thread), so a
+# guest "ns" is one guest instruction and a round's cost does not depend on what else
+# the host runs: the ratios are of instructions executed. BENCH_CLOCK=wall boots
+# without icount: real time under TCG, which varies by tens of per cent between rounds.
+# Knobs: BENCH_ROUNDS (7), BENCH_EXITS (20000 fork+exit a round), BENCH_VMS (100 a round),
+# BENCH_STORM (256 VMs killed together), BENCH_STORM_MIB (1 MiB of guest memory each),
+# BENCH_CLOCK (icount, wall).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../vm/lib.sh"
 
-BENCH_ROUNDS=${BENCH_ROUNDS:-5}
+BENCH_ROUNDS=${BENCH_ROUNDS:-7}
 BENCH_EXITS=${BENCH_EXITS:-20000}
 BENCH_VMS=${BENCH_VMS:-100}
+BENCH_STORM=${BENCH_STORM:-256}
+BENCH_STORM_MIB=${BENCH_STORM_MIB:-1}
+BENCH_CLOCK=${BENCH_CLOCK:-icount}
 
-# kc_bench_report LOG: the ratios of one boot's "# bench" lines.
+# kc_bench_report LOG: the report of one boot's "# bench" lines.
 kc_bench_report() {
-	tr -d '\r' <"$1" | awk '
-		$1 == "#" && $2 == "bench" { v[$3, $4, $5] = $6; if ($5 > rounds) rounds = $5 }
-		function stats(name, n, a, goal, f,   i, j, t, med) {
-			if (!n) { printf "  %-44s no data\n", name; return }
+	tr -d '\r' <"$1" | awk -v clock="$BENCH_CLOCK" -v storm="$BENCH_STORM" -v storm_mib="$BENCH_STORM_MIB" '
+		$1 != "#" || $2 != "bench" { next }
+		$3 == "exit" || $3 == "churn" || $3 == "churncpu" { v[$3, $4, $5] = $6; if ($5 > rounds) rounds = $5; next }
+		$3 == "recorded" { rec[$4, $5, $6] = $7; next }
+		$3 == "peer" { peer = $4; next }
+		$3 == "misses" && $4 == "default" { mdef = $5; mby = $0; sub(/^([^ ]+ ){4}[^ ]+ ?/, "", mby); next }
+		$3 == "misses" && $4 == "smallest" { msmall = $5; next }
+		$3 == "misses" { tried = tried " " $4 ":" $5; next }
+		$3 == "mem" && $4 == "cache" { cache = $5; cpu_partial = $7; per_slab = $9; next }
+		$3 == "mem" {
+			m = $4; st = $5; n = ++nmem[m, st]
+			for (i = 6; i < NF; i += 2) { k = $i; sub(/:$/, "", k); mem[m, st, n, k] = $(i + 1) }
+			next
+		}
+		function sort(n, a,   i, j, t) {
 			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-			med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		function median(n, a) { sort(n, a); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+		# stats NAME N A GOAL F: min, median, max; with a goal, whether the median meets it
+		function stats(name, n, a, goal, f,   med) {
+			if (!n) { printf "  %-52s no data\n", name; return }
+			med = median(n, a)
 			if (f == "") f = "%9.4f"
-			printf "  %-44s min " f "  median " f "  max " f, name, a[1], med, a[n]
+			printf "  %-52s min " f "  median " f "  max " f, name, a[1], med, a[n]
 			if (goal != "") printf "  goal <= %s: %s", goal, med <= goal ? "met" : "NOT met"
 			printf "\n"
 		}
+		# ratio KIND X Y OUT INV: per round, X / Y (INV: Y / X), into OUT; returns the count
+		function ratio(kind, x, y, out, inv,   r, n) {
+			for (r = 1; r <= rounds; r++)
+				if (v[kind, x, r] && v[kind, y, r]) out[++n] = inv ? v[kind, y, r] / v[kind, x, r] : v[kind, x, r] / v[kind, y, r]
+			return n
+		}
+		function added(x, out,   r, n) {
+			for (r = 1; r <= rounds; r++)
+				if (v["exit", x, r] && v["exit", "A", r]) out[++n] = v["exit", x, r] - v["exit", "A", r]
+			return n
+		}
+		function values(kind, x, out,   r, n) {
+			for (r = 1; r <= rounds; r++) if (v[kind, x, r]) out[++n] = v[kind, x, r]
+			return n
+		}
+		function recorded(kind, x,   r, s) {
+			for (r = 1; r <= rounds; r++) s = s (r > 1 ? " " : "") (rec[kind, x, r] == "" ? "-" : rec[kind, x, r])
+			return s
+		}
+		# memm M STATE KEY: the median over the cycles of one meminfo or module value
+		function memm(m, st, k,   i, n, a) {
+			for (i = 1; i <= nmem[m, st]; i++) if ((m, st, i, k) in mem) a[++n] = mem[m, st, i, k]
+			return n ? median(n, a) : ""
+		}
+		# memd M KEY: the median over the cycles of loaded - before, in bytes (meminfo: kB)
+		function memd(m, k, st,   i, n, a) {
+			if (st == "") st = "loaded"
+			for (i = 1; i <= nmem[m, st]; i++) a[++n] = (mem[m, st, i, k] - mem[m, "before", i, k]) * 1024
+			return n ? median(n, a) : ""
+		}
+		function kib(b) { return sprintf("%.1f KiB", b / 1024) }
 		END {
-			for (r = 1; r <= rounds; r++) {
-				if (v["exit", "A", r] && v["exit", "B", r]) { nb++; b[nb] = v["exit", "B", r] / v["exit", "A", r]; db[nb] = v["exit", "B", r] - v["exit", "A", r] }
-				if (v["exit", "A", r] && v["exit", "C", r]) { nc++; c[nc] = v["exit", "C", r] / v["exit", "A", r]; dc[nc] = v["exit", "C", r] - v["exit", "A", r] }
-				if (v["churn", "A", r] && v["churn", "B", r]) { nk++; k[nk] = v["churn", "A", r] / v["churn", "B", r] }
-				if (v["exit", "A", r]) { na++; ea[na] = v["exit", "A", r] }
-				if (v["churn", "A", r]) { nr++; ra[nr] = v["churn", "A", r] }
-			}
-			printf "  %d rounds\n", rounds
-			stats("fork+exit+waitpid without the module, ns", na, ea, "", "%9.0f")
-			stats("unmatched exits: with (filter=firecracker) / without", nb, b, "1.01", "")
-			stats("  added ns an exit", nb, db, "", "%9.0f")
-			stats("every exit recorded (filter=*) / without", nc, c, "", "")
-			stats("  added ns an exit", nc, dc, "", "%9.0f")
-			stats("kvmchurn load VMs/s without the module", nr, ra, "", "%9.2f")
-			stats("churn: VMs/s without / with the module", nk, k, "1.02", "")
+			unit = clock == "icount" ? "instructions" : "ns"
+			printf "  %d rounds; the clock: %s\n", rounds, clock == "icount" ? "instructions executed (QEMU icount: 1 guest ns = 1 instruction)" : "real time under TCG"
+			printf "  unmatched exits (fork + exit + waitpid of processes the filter does not name):\n"
+			stats("A, nothing loaded: " unit " an exit", values("exit", "A", a), a, "", "%9.0f")
+			stats("B kvmchurn, filter=firecracker / A", ratio("exit", "B", "A", b), b, "1.01")
+			stats("  added " unit " an exit", added("B", db), db, "", "%9.0f")
+			stats("C kvmchurn, filter=* (every exit recorded) / A", ratio("exit", "C", "A", c), c, "")
+			stats("  added " unit " an exit", added("C", dc), dc, "", "%9.0f")
+			stats("P tracefs peer (" peer "), filtered / A", ratio("exit", "P", "A", p), p, "")
+			stats("  added " unit " an exit", added("P", dp), dp, "", "%9.0f")
+			stats("Q tracefs peer, every exit recorded / A", ratio("exit", "Q", "A", q), q, "")
+			stats("  added " unit " an exit", added("Q", dq), dq, "", "%9.0f")
+			stats("B / P: kvmchurn against the peer, filtered", ratio("exit", "B", "P", bp), bp, "1")
+			stats("C / Q: kvmchurn against the peer, recording", ratio("exit", "C", "Q", cq), cq, "1")
+			printf "  exit_mmap recorded a round: B %s; C %s; P %s; Q %s\n", recorded("exit", "B"), recorded("exit", "C"), recorded("exit", "P"), recorded("exit", "Q")
+			printf "  churn (kvmchurn load --end kill; its VMMs are named firecracker, so B and P trace them):\n"
+			stats("A, nothing loaded: VMs a second", values("churn", "A", ca), ca, "", "%9.2f")
+			stats("A / B: time a VM, kvmchurn against nothing", ratio("churn", "B", "A", kb, 1), kb, "1.02")
+			stats("A / P: time a VM, the peer against nothing", ratio("churn", "P", "A", kp, 1), kp, "")
+			stats("P / B: time a VM, kvmchurn against the peer", ratio("churn", "B", "P", kbp, 1), kbp, "1")
+			stats("A, nothing loaded: CPU " unit " a VM (all tasks)", values("churncpu", "A", cca), cca, "", "%9.0f")
+			stats("B / A: CPU a VM, kvmchurn against nothing", ratio("churncpu", "B", "A", ckb), ckb, "1.02")
+			stats("P / A: CPU a VM, the peer against nothing", ratio("churncpu", "P", "A", ckp), ckp, "")
+			stats("B / P: CPU a VM, kvmchurn against the peer", ratio("churncpu", "B", "P", ckbp), ckbp, "1")
+			printf "  exit_mmap recorded a round: B %s; P %s\n", recorded("churn", "B"), recorded("churn", "P")
+			printf "  misses (%d traced VMs of 1 vCPU and %d MiB, killed together: kvmchurn load --together):\n", storm, storm_mib
+			printf "    with the default maxactive: %s missed%s  goal 0: %s\n", mdef, mby == "" ? "" : " (" mby ")", mdef == "0" ? "met" : "NOT met"
+			printf "    smallest maxactive that misses none: %s (maxactive:missed%s)\n", msmall, tried
+			printf "  memory (median of %d load/unload cycles; meminfo counts whole pages, in kB):\n", nmem[512, "loaded"]
+			cpus = memm(512, "module", "possible_cpus")
+			ppc = memm(512, "module", "percpu_per_cpu")
+			tot = memm(512, "module", "total")
+			printf "    the module says: per-CPU %s on each of %d possible CPUs = %s; slab %s; vmalloc %s;\n", kib(ppc), cpus, kib(memm(512, "module", "percpu")), kib(memm(512, "module", "slab")), kib(memm(512, "module", "vmalloc"))
+			printf "      %d kretprobe instances, %s; total %s (maxactive=512)\n", memm(512, "module", "kretprobe_instances"), kib(memm(512, "module", "kretprobes")), kib(tot)
+			printf "    goal: per possible CPU <= 64 KiB: %s of per-CPU data a CPU: %s\n", kib(ppc), ppc <= 65536 ? "met" : "NOT met"
+			printf "      (everything, shared too, over %d CPUs: %s a CPU; the instances do not grow with CPUs before 6.7)\n", cpus, kib(tot / cpus)
+			vp = memm(512, "loaded", "vmpairs"); vm = memm(512, "module", "vmalloc")
+			printf "    pairing table: /proc/vmallocinfo %d bytes in pages, module %d: %s\n", vp, vm, (vp == vm ? "equal" : "DIFFERENT")
+			oi = memd(512, cache) / 1024 - memd(1, cache) / 1024
+			ni = memm(512, "module", "kretprobe_instances") - memm(1, "module", "kretprobe_instances")
+			# SLUB keeps up to 2 x cpu_partial objects in the partial slabs of a CPU, and a slab
+			# on the CPU, and counts their free objects as in use (set_cpu_partial())
+			slack = cpus * (2 * cpu_partial + per_slab)
+			if (cache != "kmalloc-0" && oi > 0)
+				printf "    instances: %s objects in use, maxactive=512 less maxactive=1: %+d; module: %+d (%.3f): %s\n", cache, oi, ni, oi / ni, (oi - ni <= slack && ni - oi <= slack ? "equal within the " slack " objects SLUB may hold per CPU" : "DIFFERENT by more than the " slack " objects SLUB may hold per CPU")
+			else
+				printf "    instances: not one kmalloc object each on this kernel (objpool from 6.7): VmallocUsed +%s at maxactive=512, +%s at 1\n", kib(memd(512, "VmallocUsed")), kib(memd(1, "VmallocUsed"))
+			printf "    SUnreclaim: +%s at maxactive=512, +%s at 1 (slab pages: objects fill the free room of pages already there first)\n", kib(memd(512, "SUnreclaim")), kib(memd(1, "SUnreclaim"))
+			dpc = memd(512, "Percpu"); mp = memm(512, "module", "percpu")
+			printf "    per-CPU: meminfo Percpu %+.0f KiB, module %s: %s\n", dpc / 1024, kib(mp), (dpc >= mp ? "consistent" : "the allocator had that much room in pages it had populated (Debian kernels have no CONFIG_PERCPU_STATS to say more)")
+			printf "    after rmmod, against before insmod: SUnreclaim %+d KiB, Percpu %+d KiB, VmallocUsed %+d KiB, %s %+d objects\n", memd(512, "SUnreclaim", "after") / 1024, memd(512, "Percpu", "after") / 1024, memd(512, "VmallocUsed", "after") / 1024, cache, memd(512, cache, "after") / 1024
 		}'
 }
 
 main() {
-	local list ids id work arch cc log
+	local list ids id work cc log rc=0
 	list=$(kc_ids "${@:-x86_64-6.1 arm64-6.1}")
 	mapfile -t ids <<<"$list"
 	kc_lock
 	"$KC_VM_DIR/fetch.sh" "${ids[@]}"
+	case $BENCH_CLOCK in
+	icount) export KVMCHURN_ICOUNT=0 ;;
+	wall) unset KVMCHURN_ICOUNT ;;
+	*) kc_die "BENCH_CLOCK=$BENCH_CLOCK: icount or wall" ;;
+	esac
 	for id in "${ids[@]}"; do
 		kc_load_env "$id"
 		work=$KVMCHURN_CACHE/bench/$id
@@ -61,14 +161,17 @@ main() {
 		[[ $KC_ARCH == arm64 ]] && cc=aarch64-linux-gnu-gcc || cc=gcc
 		"$cc" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -static \
 			-o "$work/bin/forkexit" "$KC_TOP/tests/bench/forkexit.c"
-		printf 'BENCH_ROUNDS=%s\nBENCH_EXITS=%s\nBENCH_VMS=%s\n' \
-			"$BENCH_ROUNDS" "$BENCH_EXITS" "$BENCH_VMS" >"$work/bench.conf"
+		printf 'BENCH_ROUNDS=%s\nBENCH_EXITS=%s\nBENCH_VMS=%s\nBENCH_STORM=%s\nBENCH_STORM_MIB=%s\n' \
+			"$BENCH_ROUNDS" "$BENCH_EXITS" "$BENCH_VMS" "$BENCH_STORM" "$BENCH_STORM_MIB" >"$work/bench.conf"
+		# the boot's verdict (not ok lines: a scenario step that did not work) stays
 		KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/scenarios KVMCHURN_GUEST_DIR=$work \
-			KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-7200} "$KC_VM_DIR/run.sh" "$id" | grep -v ' passed, ' || true
+			KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-7200} "$KC_VM_DIR/run.sh" "$id" >"$work/verdict" || rc=1
+		grep -v ' passed, ' "$work/verdict" || true
 		log=$KVMCHURN_CACHE/logs/$id-latest.log
-		echo "$id $KC_KREL: $BENCH_ROUNDS rounds of A B C, $BENCH_EXITS exits and $BENCH_VMS VMs each (log: $log)"
+		echo "$id $KC_KREL, $(date -u +%Y-%m-%d): $BENCH_ROUNDS rounds of A B C P Q, $BENCH_EXITS exits and $BENCH_VMS VMs each (log: $log)"
 		kc_bench_report "$log"
 	done
+	return "$rc"
 }
 
 main "$@"

@@ -9,7 +9,9 @@
 # KVMCHURN_SCENARIOS (globs of scenario file names to run, default all: "00-* 30-*"),
 # KVMCHURN_MODULE_DIR (boot DIR/<id>/kvmchurn.ko instead of building one: the dkms tier),
 # KVMCHURN_SCENARIO_DIR (run its *.sh instead of scenarios/: make bench), KVMCHURN_GUEST_DIR
-# (its contents copied into the guest's /kvmchurn, e.g. bin/forkexit: make bench).
+# (its contents copied into the guest's /kvmchurn, e.g. bin/forkexit: make bench),
+# KVMCHURN_ICOUNT (QEMU's -icount shift: the guest clock counts instructions, one vCPU thread;
+# make bench).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -143,7 +145,12 @@ kc_vm_one() {
 	log=$KVMCHURN_CACHE/logs/$id-$ts.log
 	ln -sfn "$id-$ts.log" "$KVMCHURN_CACHE/logs/$id-latest.log"
 	t0=$SECONDS
-	timeout -k 10 "$KVMCHURN_VM_TIMEOUT" "${KC_QEMU[@]}" -kernel "$KC_VMLINUZ" -initrd "$initrd" \
+	local -a qemu=("${KC_QEMU[@]}")
+	if [[ -n ${KVMCHURN_ICOUNT:-} ]]; then
+		# icount needs one TCG thread; sleep=off: an idle guest's clock jumps, it does not wait
+		qemu=("${qemu[@]/tcg,thread=multi/tcg,thread=single}" -icount "shift=$KVMCHURN_ICOUNT,sleep=off")
+	fi
+	timeout -k 10 "$KVMCHURN_VM_TIMEOUT" "${qemu[@]}" -kernel "$KC_VMLINUZ" -initrd "$initrd" \
 		-append "$KC_APPEND" </dev/null >"$log" 2>&1 || qrc=$?
 	secs=$((SECONDS - t0))
 	# keep the last 10 logs of each kernel
