@@ -12,6 +12,8 @@ P=/kvmchurn/perf
 perf() { "$P"/lib/ld-linux-* --library-path "$P/lib" "$P/perf" "$@"; }
 kc_loaded() { grep -q "^kvmchurn " /proc/modules; }
 
+aslr=$(cat /proc/sys/kernel/randomize_va_space)
+echo 0 >/proc/sys/kernel/randomize_va_space # as make bench
 for c in A B A B; do
 	! kc_loaded || rmmod kvmchurn
 	[ $c = A ] || insmod "$KVMCHURN_KO" filter=firecracker || { not_ok "insmod"; continue; }
@@ -27,4 +29,5 @@ for c in A B A B; do
 	ok "profile $c"
 done
 ! kc_loaded || rmmod kvmchurn
+echo "$aslr" >/proc/sys/kernel/randomize_va_space
 exit 0
