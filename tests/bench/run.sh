@@ -34,7 +34,7 @@ kc_bench_report() {
 		$3 == "exit" || $3 == "churn" || $3 == "churncpu" { v[$3, $4, $5] = $6; if ($5 > rounds) rounds = $5; next }
 		$3 == "recorded" { rec[$4, $5, $6] = $7; next }
 		$3 == "peer" { peer = $4; next }
-		$3 == "misses" && $4 == "default" { mdef = $5; mby = $0; sub(/^([^ ]+ ){4}[^ ]+ ?/, "", mby); next }
+		$3 == "misses" && $4 == "default" { mdef = $5; mby = $0; sub(/^# bench misses default [^ ]+ ?/, "", mby); next }
 		$3 == "misses" && $4 == "smallest" { msmall = $5; next }
 		$3 == "misses" { tried = tried " " $4 ":" $5; next }
 		$3 == "mem" && $4 == "cache" { cache = $5; cpu_partial = $7; per_slab = $9; next }
@@ -137,7 +137,8 @@ kc_bench_report() {
 				printf "    instances: not one kmalloc object each on this kernel (objpool from 6.7): VmallocUsed +%s at maxactive=512, +%s at 1\n", kib(memd(512, "VmallocUsed")), kib(memd(1, "VmallocUsed"))
 			printf "    SUnreclaim: +%s at maxactive=512, +%s at 1 (slab pages: objects fill the free room of pages already there first)\n", kib(memd(512, "SUnreclaim")), kib(memd(1, "SUnreclaim"))
 			dpc = memd(512, "Percpu"); mp = memm(512, "module", "percpu")
-			printf "    per-CPU: meminfo Percpu %+.0f KiB, module %s: %s\n", dpc / 1024, kib(mp), (dpc >= mp ? "consistent" : "the allocator had that much room in pages it had populated (Debian kernels have no CONFIG_PERCPU_STATS to say more)")
+			# the allocator populates whole pages, on every CPU, as it needs them
+			printf "    per-CPU: meminfo Percpu %+.0f KiB, module %s: %s\n", dpc / 1024, kib(mp), (dpc <= mp + cpus * 4096 ? "consistent (no more than its pages; pages populated before hold the rest; Debian kernels have no CONFIG_PERCPU_STATS to say more)" : "MORE than its pages")
 			printf "    after rmmod, against before insmod: SUnreclaim %+d KiB, Percpu %+d KiB, VmallocUsed %+d KiB, %s %+d objects\n", memd(512, "SUnreclaim", "after") / 1024, memd(512, "Percpu", "after") / 1024, memd(512, "VmallocUsed", "after") / 1024, cache, memd(512, cache, "after") / 1024
 		}'
 }
