@@ -73,20 +73,25 @@ static inline size_t kc_kmalloc_size(size_t size)
 
 /*
  * What the kprobe core allocates for @maxactive instances of @size bytes:
- * before 6.7 one kmalloc() each; from 6.7 an objpool, which gives every
- * possible CPU a ring of roundup_pow_of_two(@maxactive) entries and spreads
- * the objects, aligned to a pointer, over them.
+ * before 6.7 one kmalloc() each; from 6.7 an objpool, which vmallocs one
+ * slot a possible CPU: a ring of roundup_pow_of_two(@maxactive) entries and
+ * that CPU's share of the objects, each aligned to a long (objpool_init()).
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#include <linux/mm.h>
 #include <linux/objpool.h>
 static inline size_t kc_kretprobe_pool_bytes(unsigned int maxactive,
 					     size_t size)
 {
+	unsigned int cpus = num_possible_cpus(), i;
 	size_t ring = struct_size_t(struct objpool_slot, entries,
 				    roundup_pow_of_two(maxactive));
+	size_t obj = ALIGN(size, sizeof(long)), bytes = 0;
 
-	return num_possible_cpus() * ring +
-	       (size_t)maxactive * ALIGN(size, sizeof(void *));
+	for (i = 0; i < cpus; i++)
+		bytes += PAGE_ALIGN(ring + obj * (maxactive / cpus +
+						  (i < maxactive % cpus)));
+	return bytes;
 }
 #else
 static inline size_t kc_kretprobe_pool_bytes(unsigned int maxactive,

@@ -131,15 +131,21 @@ kc_bench_report() {
 			# SLUB keeps up to 2 x cpu_partial objects in the partial slabs of a CPU, and a slab
 			# on the CPU, and counts their free objects as in use (set_cpu_partial())
 			slack = cpus * (2 * cpu_partial + per_slab)
-			if (cache != "kmalloc-0" && oi > 0)
+			if (cache != "none")
 				printf "    instances: %s objects in use, maxactive=512 less maxactive=1: %+d; module: %+d (%.3f): %s\n", cache, oi, ni, oi / ni, (oi - ni <= slack && ni - oi <= slack ? "equal within the " slack " objects SLUB may hold per CPU" : "DIFFERENT by more than the " slack " objects SLUB may hold per CPU")
-			else
-				printf "    instances: not one kmalloc object each on this kernel (objpool from 6.7): VmallocUsed +%s at maxactive=512, +%s at 1\n", kib(memd(512, "VmallocUsed")), kib(memd(1, "VmallocUsed"))
+			else {
+				# an objpool (6.7 on): pages from vmalloc, but for kernel stacks made or freed meanwhile
+				ov = memd(512, "VmallocUsed") - memd(1, "VmallocUsed")
+				mv = memm(512, "module", "kretprobes") - memm(1, "module", "kretprobes")
+				printf "    instances (an objpool): VmallocUsed maxactive=512 less maxactive=1: %+d bytes; module: %+d: %s\n", ov, mv, (ov - mv <= 32768 && mv - ov <= 32768 ? "equal within two kernel stacks" : "DIFFERENT by more than two kernel stacks")
+			}
 			printf "    SUnreclaim: +%s at maxactive=512, +%s at 1 (slab pages: objects fill the free room of pages already there first)\n", kib(memd(512, "SUnreclaim")), kib(memd(1, "SUnreclaim"))
 			dpc = memd(512, "Percpu"); mp = memm(512, "module", "percpu")
 			# the allocator populates whole pages, on every CPU, as it needs them
 			printf "    per-CPU: meminfo Percpu %+.0f KiB, module %s: %s\n", dpc / 1024, kib(mp), (dpc <= mp + cpus * 4096 ? "consistent (no more than its pages; pages populated before hold the rest; Debian kernels have no CONFIG_PERCPU_STATS to say more)" : "MORE than its pages")
-			printf "    after rmmod, against before insmod: SUnreclaim %+d KiB, Percpu %+d KiB, VmallocUsed %+d KiB, %s %+d objects\n", memd(512, "SUnreclaim", "after") / 1024, memd(512, "Percpu", "after") / 1024, memd(512, "VmallocUsed", "after") / 1024, cache, memd(512, cache, "after") / 1024
+			printf "    after rmmod, against before insmod: SUnreclaim %+d KiB, Percpu %+d KiB, VmallocUsed %+d KiB", memd(512, "SUnreclaim", "after") / 1024, memd(512, "Percpu", "after") / 1024, memd(512, "VmallocUsed", "after") / 1024
+			if (cache != "none") printf ", %s %+d objects", cache, memd(512, cache, "after") / 1024
+			printf "\n"
 		}'
 }
 
