@@ -10,7 +10,6 @@
 . /kvmchurn/bench.conf # PROFILE_EXITS PROFILE_PERIOD
 P=/kvmchurn/perf
 perf() { "$P"/lib/ld-linux-* --library-path "$P/lib" "$P/perf" "$@"; }
-kc_loaded() { grep -q "^kvmchurn " /proc/modules; }
 
 aslr=$(cat /proc/sys/kernel/randomize_va_space)
 echo 0 >/proc/sys/kernel/randomize_va_space # as make bench

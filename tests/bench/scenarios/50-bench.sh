@@ -24,7 +24,6 @@ T=/sys/kernel/tracing
 [ -e $T/kprobe_events ] || mount -t tracefs nodev $T
 PEER_FNS="exit_mmap exit_files"
 
-kc_loaded() { grep -q "^kvmchurn " /proc/modules; }
 # busy: ns that tasks ran on all CPUs (the idle task not counted)
 busy() { awk '$1 ~ /^cpu[0-9]/ { n += $8 } END { printf "%.0f\n", n }' /proc/schedstat; }
 unload() { ! kc_loaded || rmmod kvmchurn; }
@@ -177,18 +176,11 @@ echo "# bench misses smallest ${hi:-none}"
 # kretprobe instances (kmalloc-SIZE objects before 6.7) can be told from the
 # fixed cost of loading a module.
 meminfo() { awk '$1 == "Percpu:" || $1 == "SUnreclaim:" || $1 == "VmallocUsed:" { printf " %s %s", $1, $2 }' /proc/meminfo; }
-# the pages of kc_pairs_init()'s vmalloc areas, in bytes
-vmpairs() {
-	awk '/kc_pairs_init/ { for (i = 1; i <= NF; i++) if ($i ~ /^pages=/) n += substr($i, 7) }
-		END { print n * 4096 }' /proc/vmallocinfo
-}
-slabobjs() { awk -v c="$1" '$1 == c { print $2; f = 1 } END { if (!f) print 0 }' /proc/slabinfo; }
 insmod "$KVMCHURN_KO" && size=$(awk '$1 == "kretprobes" { b = $2 } $1 == "kretprobe_instances" { n = $2 }
 	END { print n ? b / n : 0 }' $D/memory) && rmmod kvmchurn
 cache=kmalloc-$size
 # from 6.7 an objpool holds them, in vmalloc'd pages: VmallocUsed tells
-major=$(uname -r | cut -d. -f1) minor=$(uname -r | cut -d. -f2)
-if [ "$major" -gt 6 ] || { [ "$major" = 6 ] && [ "$minor" -ge 7 ]; }; then cache=none; fi
+! kc_objpool || cache=none
 for m in 512 1 512 1 512 1; do
 	before="$(meminfo) $cache: $(slabobjs "$cache")"
 	insmod "$KVMCHURN_KO" maxactive=$m || { not_ok "memory: insmod maxactive=$m"; continue; }

@@ -168,3 +168,24 @@ kp_clear() {
 tcount() {
 	if [ -d "$TR/events/kct/$1" ]; then grep -c " $1: " "$TR/trace"; else echo -; fi
 }
+
+# kc_loaded: kvmchurn.ko is loaded.
+kc_loaded() { grep -q '^kvmchurn ' /proc/modules; }
+
+# kc_objpool: this kernel (6.7 on) keeps kretprobe instances in an objpool,
+# whole vmalloc'd pages a CPU, not one kmalloc object each.
+kc_objpool() {
+	major=$(uname -r | cut -d. -f1) minor=$(uname -r | cut -d. -f2)
+	[ "$major" -gt 6 ] || { [ "$major" = 6 ] && [ "$minor" -ge 7 ]; }
+}
+
+# vmpairs: the pages of kc_pairs_init()'s vmalloc areas (the table, and beyond
+# a page the array of its pages), in bytes: their pages=N (the size counts a
+# guard page).
+vmpairs() {
+	awk '/kc_pairs_init/ { for (i = 1; i <= NF; i++) if ($i ~ /^pages=/) n += substr($i, 7) }
+		END { print n * 4096 }' /proc/vmallocinfo
+}
+
+# slabobjs CACHE: the objects in use of a slab cache (/proc/slabinfo), 0 without it.
+slabobjs() { awk -v c="$1" '$1 == c { print $2; f = 1 } END { if (!f) print 0 }' /proc/slabinfo; }

@@ -72,7 +72,6 @@ load() { # load DESCRIPTION OPTIONS...
 		sed 's/^/# /' /tmp/kc.load
 	fi
 }
-kc_loaded() { grep -q '^kvmchurn ' /proc/modules; }
 
 n0=$(dmesg | wc -l)
 kernel_has

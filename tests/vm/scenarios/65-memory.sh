@@ -14,14 +14,7 @@
 . /kvmchurn/tap.sh
 
 mem() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "missing" }' $D/memory; }
-# vmpairs: the pages of kc_pairs_init()'s areas (the table, and beyond a page
-# the array of its pages), in bytes: their pages=N (the size counts a guard page)
-vmpairs() {
-	awk '/kc_pairs_init/ { for (i = 1; i <= NF; i++) if ($i ~ /^pages=/) n += substr($i, 7) }
-		END { print n * 4096 }' /proc/vmallocinfo
-}
 vmused() { awk '$1 == "VmallocUsed:" { print $2 }' /proc/meminfo; }
-slabobjs() { awk -v c="$1" '$1 == c { print $2; f = 1 } END { if (!f) print 0 }' /proc/slabinfo; }
 # within A B SLACK: A and B differ by at most SLACK
 within() { [ $(($1 - $2)) -le "$3" ] && [ $(($2 - $1)) -le "$3" ]; }
 attached() { awk 'NR > 1 && $2 == "kretprobe" && $4 == "attached" { n++ } END { print n + 0 }' $D/probes; }
@@ -57,9 +50,8 @@ check "pairs=65536 takes 16 times the default table: $(mem vmalloc), $default_vm
 rmmod kvmchurn
 
 # Before 6.7 the kprobe core kmallocs each instance; from 6.7 an objpool holds them.
-major=$(uname -r | cut -d. -f1) minor=$(uname -r | cut -d. -f2)
 cache=kmalloc-$size
-if [ "$major" -gt 6 ] || { [ "$major" = 6 ] && [ "$minor" -ge 7 ]; }; then
+if kc_objpool; then
 	# an objpool: vmalloc'd pages a possible CPU, which VmallocUsed counts; the
 	# difference between two maxactive cancels what any load of the module takes,
 	# not a kernel thread's stack (16 KiB, vmalloc'd too) made or freed meanwhile
