@@ -511,7 +511,14 @@ static struct timespec *wait_time(const struct pool *p, uint64_t now,
 	return ts;
 }
 
-static bool want_more(const struct pool *p);
+static bool want_more(const struct pool *p)
+{
+	if (stop_signal || p->broken || p->cannot_start)
+		return false;
+	if (p->o->count)
+		return p->res->started < p->o->count;
+	return kc_now_ns() < p->t_until;
+}
 
 /*
  * --together: when no VM is starting and the pool is full, or no more VMs
@@ -562,15 +569,6 @@ static void wait_events(struct pool *p, const sigset_t *waitmask)
 	if (p->o->together)
 		end_wave(p);
 	show_progress(p, now);
-}
-
-static bool want_more(const struct pool *p)
-{
-	if (stop_signal || p->broken || p->cannot_start)
-		return false;
-	if (p->o->count)
-		return p->res->started < p->o->count;
-	return kc_now_ns() < p->t_until;
 }
 
 static int spawn(struct pool *p, struct slot *s)
