@@ -65,7 +65,7 @@ build() {
 
 # install_kernel VERSION DIR: kernels/x86_64-debug/ from the build in DIR.
 install_kernel() {
-	local ver=$1 dir=$2 krel m f modules=''
+	local ver=$1 dir=$2 krel m f modules='' extra=''
 	krel=$(cat "$dir/release")
 	rm -rf "$kdir"
 	mkdir -p "$kdir/modules"
@@ -76,6 +76,13 @@ install_kernel() {
 		cp "$f" "$kdir/modules/"
 		modules+="$m.ko "
 	done
+	# loaded by the scenarios that need them, with their parameters
+	for m in $KC_EXTRA_WANT; do
+		f=$(find "$dir/stage/lib/modules/$krel" -name "$m.ko" | head -n1)
+		[[ -n $f ]] || kc_die "$KC_DEBUG_ID: $m.ko not built"
+		cp "$f" "$kdir/modules/"
+		extra+="$m.ko "
+	done
 	# four vCPUs, one online (maxcpus=1): per-CPU data then spans four possible CPUs,
 	# while the guest runs on one, as x86 guests must (notes/kernel-matrix.md)
 	local qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 4 -m 2G
@@ -85,8 +92,8 @@ install_kernel() {
 		printf 'KC_ID=%q\nKC_ARCH=x86_64\nKC_KREL=%q\nKC_PKGVER=%q\nKC_SUITES=%q\n' \
 			"$KC_DEBUG_ID" "$krel" "$ver" "$KC_DEBUG_SUITES"
 		printf 'KC_KDIR=%q\nKC_CHROOT=\nKC_CC=\nKC_MAKE_ARCH=\nKC_CROSS_COMPILE=\nKC_CHROOT_PATHS=\n' "$dir/src"
-		printf 'KC_VMLINUZ=%q\nKC_MODULES=%q\nKC_BUSYBOX=%q\n' \
-			"$kdir/vmlinuz" "${modules% }" "$KVMCHURN_CACHE/busybox/amd64/busybox"
+		printf 'KC_VMLINUZ=%q\nKC_MODULES=%q\nKC_EXTRA_MODULES=%q\nKC_BUSYBOX=%q\n' \
+			"$kdir/vmlinuz" "${modules% }" "${extra% }" "$KVMCHURN_CACHE/busybox/amd64/busybox"
 		printf 'KC_QEMU=(%s)\n' "${qemu[*]@Q}"
 		# any WARN panics, any KASAN report panics: the log then fails the run.
 		# allnoconfig leaves KUNIT_DEFAULT_ENABLED off: kunit.enable=1 runs the suites.

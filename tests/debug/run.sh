@@ -5,7 +5,7 @@
 # tier with the KUnit scenario, the fault scenarios of scenarios/ and every scenario of
 # the other kernels. Each of those is a named test with a verdict; the last line is
 # "N passed, N failed", and the exit status is 1 if any failed.
-# Knobs: KVMCHURN_CACHE, KVMCHURN_SCENARIOS, KVMCHURN_VM_TIMEOUT (tests/vm/README.md).
+# Knobs: KVMCHURN_CACHE, KVMCHURN_SCENARIOS, KVMCHURN_VM_TIMEOUT, STRESS (tests/vm/README.md).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../vm/lib.sh
@@ -14,6 +14,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-2400} # everything runs 3-5 times slower here
 export KVMCHURN_VM_TIMEOUT
 kc_lock
+kc_stress_start
 kc_apt_setup
 kc_apt_update # once for the three tiers below
 out=$(mktemp)

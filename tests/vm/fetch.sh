@@ -11,6 +11,9 @@ set -euo pipefail
 
 # Modules the x86 guest needs for nested KVM (what they depend on is added from modules.dep).
 KC_WANT_MODULES="rng-core ccp irqbypass kvm kvm-amd"
+# Bump when what a cached kernel holds changes (a kernel of an older recipe is fetched again).
+# 2: KC_EXTRA_MODULES (brd)
+KC_FETCH_RECIPE=2
 
 # kc_idx_has PKG ARCH VERSION: is that exact package in the index held in $idx?
 kc_idx_has() {
@@ -80,10 +83,10 @@ kc_chroot_ensure() {
 	kc_log "trixie chroot ready ($((SECONDS - t)) s, $(du -sh "$d" | cut -f1))"
 }
 
-# kc_host_modules IMGROOT KREL OUTDIR: decompress the guest's KVM modules and their
+# kc_host_modules IMGROOT KREL OUTDIR NAMES: decompress the modules named in NAMES and their
 # dependencies into OUTDIR; print them in load order.
 kc_host_modules() {
-	local root=$1 krel=$2 out=$3 mdir rel
+	local root=$1 krel=$2 out=$3 names=$4 mdir rel
 	if [[ ! -d $root/lib/modules/$krel && -d $root/usr/lib/modules/$krel ]]; then
 		ln -s usr/lib "$root/lib" # depmod -b looks under lib/modules only
 	fi
@@ -91,10 +94,10 @@ kc_host_modules() {
 	[[ -d $mdir ]] || kc_die "no modules folder for $krel"
 	# the split 7.2+ packages leave these out; depmod only needs them for ordering
 	touch "$mdir/modules.order" "$mdir/modules.builtin" "$mdir/modules.builtin.modinfo"
-	depmod -b "$root" "$krel"
+	[[ -f $mdir/modules.dep ]] || depmod -b "$root" "$krel"
 	mkdir -p "$out"
 	# depth first through modules.dep: every module after what it depends on
-	awk -v want="$KC_WANT_MODULES" '
+	awk -v want="$names" '
 		function norm(p) { sub(/.*\//, "", p); sub(/\.ko(\.[a-z]+)?$/, "", p); gsub(/-/, "_", p); return p }
 		function visit(n,   a, c, i) {
 			if (n in seen) return
@@ -144,7 +147,7 @@ kc_check_ready() {
 kc_fetch_one() {
 	kc_spec "$1"
 	local kdir=$KVMCHURN_CACHE/kernels/$KC_ID t=$SECONDS old='' spec pkg arch ver f img
-	local root kdir_hdr modules vmlinuz chroot='' make_arch='' cross='' qemu append console
+	local root kdir_hdr modules extra vmlinuz chroot='' make_arch='' cross='' qemu append console
 	if [[ $KC_ONLINE == 0 ]]; then
 		kc_load_env "$KC_ID" || kc_die "$KC_ID: offline and not cached"
 		kc_log "$KC_ID: offline, using the cached $KC_KREL ($KC_PKGVER)"
@@ -153,9 +156,9 @@ kc_fetch_one() {
 	kc_resolve
 	if [[ -f $kdir/env ]]; then
 		# shellcheck source=/dev/null
-		old=$(. "$kdir/env" && echo "$KC_KREL $KC_PKGVER")
+		old=$(unset KC_FETCH_RECIPE && . "$kdir/env" && echo "$KC_KREL $KC_PKGVER ${KC_FETCH_RECIPE:-1}")
 	fi
-	if [[ $old == "$KC_KREL $KC_PKGVER" ]] && { ((KC_USE_CHROOT == 0)) || [[ -f $KC_CHROOT_DIR/.kvmchurn-ok ]]; }; then
+	if [[ $old == "$KC_KREL $KC_PKGVER $KC_FETCH_RECIPE" ]] && { ((KC_USE_CHROOT == 0)) || [[ -f $KC_CHROOT_DIR/.kvmchurn-ok ]]; }; then
 		kc_log "$KC_ID: $KC_KREL ($KC_PKGVER) cached"
 		return 0
 	fi
@@ -194,9 +197,13 @@ kc_fetch_one() {
 	cp "$vmlinuz" "$kdir/vmlinuz"
 	modules=''
 	if [[ $KC_ARCH == x86_64 ]]; then
-		modules=$(kc_host_modules "$img" "$KC_KREL" "$kdir/modules" | tr '\n' ' ')
+		modules=$(kc_host_modules "$img" "$KC_KREL" "$kdir/modules" "$KC_WANT_MODULES" | tr '\n' ' ')
 		[[ $modules == *kvm-amd.ko* ]] || kc_die "$KC_ID: kvm-amd not found among the modules"
 	fi
+	extra=$(kc_host_modules "$img" "$KC_KREL" "$kdir/modules" "$KC_EXTRA_WANT" | tr '\n' ' ')
+	for f in $KC_EXTRA_WANT; do
+		[[ " $extra " == *" $f.ko "* ]] || kc_die "$KC_ID: $f not found among the modules"
+	done
 	rm -rf "$img"
 
 	if ((KC_USE_CHROOT)); then
@@ -227,8 +234,9 @@ kc_fetch_one() {
 		printf 'KC_KDIR=%q\nKC_CHROOT=%q\nKC_CC=%q\nKC_MAKE_ARCH=%q\nKC_CROSS_COMPILE=%q\n' \
 			"$kdir_hdr" "$chroot" "$KC_CC" "$make_arch" "$cross"
 		printf 'KC_CHROOT_PATHS=%q\n' "${chroot:+$kdir_hdr /usr/src/linux-headers-$KC_ABI-common /usr/lib/$KC_KBUILD /usr/src/$KC_KBUILD}"
-		printf 'KC_VMLINUZ=%q\nKC_MODULES=%q\nKC_BUSYBOX=%q\n' \
-			"$kdir/vmlinuz" "$modules" "$KVMCHURN_CACHE/busybox/$KC_DEBARCH/busybox"
+		printf 'KC_VMLINUZ=%q\nKC_MODULES=%q\nKC_EXTRA_MODULES=%q\nKC_BUSYBOX=%q\n' \
+			"$kdir/vmlinuz" "$modules" "${extra% }" "$KVMCHURN_CACHE/busybox/$KC_DEBARCH/busybox"
+		printf 'KC_FETCH_RECIPE=%q\n' "$KC_FETCH_RECIPE"
 		printf 'KC_QEMU=(%s)\nKC_APPEND=%q\n' "${qemu[*]@Q}" "$append"
 	} >"$kdir/env.tmp"
 	mv "$kdir/env.tmp" "$kdir/env"

@@ -11,6 +11,10 @@ KVMCHURN_CACHE=${KVMCHURN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kvmchurn}
 KC_ALL_IDS="x86_64-5.10 x86_64-6.1 x86_64-6.12 x86_64-7.x arm64-6.1 arm64-6.12"
 # The debug kernel we build ourselves (tests/debug): asked for by name, never by default.
 KC_DEBUG_ID=x86_64-debug
+# Modules of the guest kernel that scenarios load themselves, with their parameters
+# (fetch.sh and tests/debug/kernel.sh copy them to kernels/<id>/modules/, env's
+# KC_EXTRA_MODULES): brd, the RAM disk whose page cache 50-reclaim reclaims.
+KC_EXTRA_WANT="brd"
 # What of the source tree a module or client build needs (copied, never built in place).
 KC_TREE_ITEMS="Kbuild Makefile dkms.conf module userspace include tests/kunit"
 KC_DEBIAN_SOURCES=/etc/apt/sources.list.d/debian.sources
@@ -30,6 +34,26 @@ kc_lock() {
 	exec 9>"$KVMCHURN_CACHE/.lock"
 	flock -n 9 || kc_die "another kvmchurn test run holds $KVMCHURN_CACHE/.lock"
 	export KVMCHURN_LOCKED=1
+}
+
+# kc_stress_start: with STRESS=N (`make check-vm STRESS=2`), N CPU hogs and a memory hog
+# (stress-ng: --cpu N, and --vm 1 writing 1 GiB over and over) run beside the tier until
+# it ends, however it ends: a verdict must not depend on an idle host. Scripts that a
+# stressed run starts do not start more.
+kc_stress_start() {
+	local n=${STRESS:-0} pid
+	[[ $n != 0 && -z ${KC_STRESSING:-} ]] || return 0
+	[[ $n =~ ^[1-9][0-9]*$ ]] || kc_die "STRESS=$n: give the number of CPU hogs, such as STRESS=2"
+	command -v stress-ng >/dev/null || kc_die "STRESS needs stress-ng: apt-get install stress-ng"
+	setsid stress-ng --cpu "$n" --vm 1 --vm-bytes 1G --quiet </dev/null >/dev/null 2>&1 &
+	pid=$!
+	# the hogs end with this script: a watcher, since a trap would be any script's to replace
+	(
+		while kill -0 "$$" 2>/dev/null; do sleep 1; done
+		kill -TERM -- "-$pid" 2>/dev/null
+	) </dev/null >/dev/null 2>&1 &
+	export KC_STRESSING=$n
+	kc_log "STRESS=$n: stress-ng runs $n CPU hogs and a 1 GiB memory hog beside the tier"
 }
 
 # kc_ids [ID...]: the ids asked for (arguments, else $KERNELS, else all), one a line.
@@ -312,6 +336,7 @@ kc_run_tier() {
 	list=$(kc_ids "$@") # not in <(...): a bad id must stop the run
 	mapfile -t ids <<<"$list"
 	kc_lock
+	kc_stress_start
 	"$KC_VM_DIR/fetch.sh" "${ids[@]}" || kc_log "some kernels could not be fetched"
 	for id in "${ids[@]}"; do
 		set +e

@@ -53,7 +53,8 @@ kc_initramfs() {
 	cp "$KC_VM_DIR/guest/tap.sh" "$st/kvmchurn/tap.sh"
 	cp "$build/kvmchurn.ko" "$st/kvmchurn/"
 	cp "$build/userspace/kvmchurn" "$st/kvmchurn/bin/"
-	for m in $KC_MODULES; do cp "$KVMCHURN_CACHE/kernels/$id/modules/$m" "$st/kvmchurn/modules/"; done
+	for m in $KC_MODULES ${KC_EXTRA_MODULES:-}; do cp "$KVMCHURN_CACHE/kernels/$id/modules/$m" "$st/kvmchurn/modules/"; done
+	cp "$build"/guest-bin/* "$st/kvmchurn/bin/"
 	kc_scenarios "$id" | xargs cp -t "$st/scenarios/"
 	[[ ! -f $build/tests/kunit/kvmchurn_test.ko ]] || cp "$build/tests/kunit/kvmchurn_test.ko" "$st/kvmchurn/"
 	[[ -z ${KVMCHURN_GUEST_DIR:-} ]] || cp -r "$KVMCHURN_GUEST_DIR"/. "$st/kvmchurn/"
@@ -63,6 +64,19 @@ kc_initramfs() {
 	# the kernel opens /dev/console before /init runs; init reopens it after devtmpfs
 	mknod -m 600 "$st/dev/console" c 5 1 2>/dev/null || true
 	(cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$out"
+}
+
+# kc_guest_tools DIR: the scenarios' helper programs (guest/*.c), static, for the guest's
+# architecture, into DIR.
+kc_guest_tools() {
+	local cc=gcc f
+	[[ $KC_ARCH != arm64 ]] || cc=aarch64-linux-gnu-gcc
+	rm -rf "$1"
+	mkdir -p "$1"
+	for f in "$KC_VM_DIR"/guest/*.c; do
+		"$cc" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+			-Wmissing-prototypes -O2 -static -o "$1/$(basename "$f" .c)" "$f" || return 1
+	done
 }
 
 # kc_handback LOG OUTDIR: extract the files the guest sent with kvmchurn-put; print one
@@ -128,6 +142,11 @@ kc_vm_one() {
 	if ! kc_build "$id" vm "$blog.client" client STATIC=1 || [[ ! -f $KC_BUILD_DIR/userspace/kvmchurn ]]; then
 		tail -n 20 "$blog.client" | sed 's/^/    /'
 		echo "FAIL $id $KC_KREL: client build failed (log: $blog.client)"
+		return "$KC_FAIL"
+	fi
+	if ! kc_guest_tools "$KC_BUILD_DIR/guest-bin" >"$blog.guest" 2>&1; then
+		sed 's/^/    /' "$blog.guest" | tail -n 20
+		echo "FAIL $id $KC_KREL: guest tools build failed (log: $blog.guest)"
 		return "$KC_FAIL"
 	fi
 	# the KUnit module, when the scenario that loads it is to run
