@@ -42,7 +42,8 @@ int kc_parse_unit(const char *s, bool *ns)
  */
 int kc_parse_text(char *buf, size_t count, size_t size)
 {
-	if (!count || count >= size)
+	/* a NUL inside would cut the text short: "1\0x" is not "1" */
+	if (!count || count >= size || memchr(buf, '\0', count))
 		return -EINVAL;
 	buf[count] = '\0';
 	if (buf[count - 1] == '\n')

@@ -109,6 +109,14 @@ void kc_filter_mem(struct kc_mem *mem)
 	mem->slab += kc_kmalloc_size(sizeof(struct kc_filter));
 }
 
+/* Whether @spec is a filter that kc_filter_set() would take. */
+int kc_filter_check(const char *spec)
+{
+	struct kc_filter f;
+
+	return kc_filter_parse(spec, &f);
+}
+
 /* Replaces the filter as a whole; on error the old one stays. */
 int kc_filter_set(const char *spec)
 {

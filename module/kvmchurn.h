@@ -56,6 +56,7 @@ void kc_hist_mem(struct kc_mem *mem);
 /* filter.c: which processes are traced, by thread-group leader comm. */
 #define KC_FILTER_MAX_NAMES	8
 
+int kc_filter_check(const char *spec);
 int kc_filter_init(const char *spec);
 void kc_filter_exit(void);
 int kc_filter_set(const char *spec);
@@ -83,6 +84,10 @@ struct kc_pair_stats {
 	u64 dropped;		/* inserts that found no room */
 	u64 aged;		/* entries taken over after KC_PAIR_MAX_AGE */
 };
+
+/* What the pairs= parameter may ask for: one bucket at least (pairs.c). */
+#define KC_PAIRS_MIN	8
+#define KC_PAIRS_MAX	16777216	/* 1 << 24 */
 
 int kc_pairs_init(unsigned int capacity);
 void kc_pairs_exit(void);

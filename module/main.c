@@ -6,50 +6,144 @@
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/stringify.h>
+#include <linux/sysfs.h>
 
 #include "kvmchurn.h"
 
-static char *filter = "firecracker";
-module_param(filter, charp, 0444);
-MODULE_PARM_DESC(filter, "Leader comm names to trace, space or comma separated; * for all (default: firecracker)");
+/*
+ * Every parameter is checked when it is given: a value out of its range
+ * fails insmod or modprobe with -EINVAL and a line in the kernel log that
+ * names the parameter and the range. Nothing is clamped.
+ */
+#define KC_MAXACTIVE_MAX	4096	/* as tracefs allows a kretprobe event */
+#define KC_FILTER_SPEC_LEN	256
 
-static char *unit = "us";
-module_param(unit, charp, 0444);
-MODULE_PARM_DESC(unit, "Histogram unit: us (default, as the seed script) or ns");
-
+static char filter[KC_FILTER_SPEC_LEN] = "firecracker";
 static unsigned int maxactive = 512;
-module_param(maxactive, uint, 0444);
-MODULE_PARM_DESC(maxactive, "Concurrent calls each kretprobe can follow (default: 512)");
-
 static unsigned int pairs = 4096;
-module_param(pairs, uint, 0444);
-MODULE_PARM_DESC(pairs, "Entries of the start/end pairing table (default: 4096)");
 
-module_param_named(enable, kc_enabled, bool, 0444);
+static int kc_param_filter_set(const char *val, const struct kernel_param *kp)
+{
+	if (strlen(val) >= sizeof(filter) || kc_filter_check(val)) {
+		pr_err("filter=\"%.40s%s\": must be 1 to %d names of 1 to %d characters, space or comma separated, or *\n",
+		       val, strlen(val) > 40 ? "..." : "", KC_FILTER_MAX_NAMES,
+		       TASK_COMM_LEN - 1);
+		return -EINVAL;
+	}
+	strscpy(filter, val, sizeof(filter));
+	return 0;
+}
+
+static int kc_param_filter_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", filter);
+}
+
+static const struct kernel_param_ops kc_param_filter_ops = {
+	.set = kc_param_filter_set,
+	.get = kc_param_filter_get,
+};
+
+static int kc_param_unit_set(const char *val, const struct kernel_param *kp)
+{
+	if (kc_parse_unit(val, &kc_unit_ns)) {
+		pr_err("unit=%.16s: must be us or ns\n", val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int kc_param_unit_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", kc_unit_name());
+}
+
+static const struct kernel_param_ops kc_param_unit_ops = {
+	.set = kc_param_unit_set,
+	.get = kc_param_unit_get,
+};
+
+/* An unsigned int from @lo to @hi, in any base kstrtouint() reads. */
+static int kc_param_range(const char *val, const struct kernel_param *kp,
+			  unsigned int lo, unsigned int hi)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v < lo || v > hi) {
+		pr_err("%s=%.24s: must be a number from %u to %u\n", kp->name,
+		       val, lo, hi);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = v;
+	return 0;
+}
+
+static int kc_param_maxactive_set(const char *val, const struct kernel_param *kp)
+{
+	return kc_param_range(val, kp, 1, KC_MAXACTIVE_MAX);
+}
+
+static const struct kernel_param_ops kc_param_maxactive_ops = {
+	.set = kc_param_maxactive_set,
+	.get = param_get_uint,
+};
+
+static int kc_param_pairs_set(const char *val, const struct kernel_param *kp)
+{
+	return kc_param_range(val, kp, KC_PAIRS_MIN, KC_PAIRS_MAX);
+}
+
+static const struct kernel_param_ops kc_param_pairs_ops = {
+	.set = kc_param_pairs_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(filter, &kc_param_filter_ops, NULL, 0444);
+MODULE_PARM_DESC(filter,
+		 "Leader comm names to trace, space or comma separated, 1 to "
+		 __stringify(KC_FILTER_MAX_NAMES)
+		 " of 1 to 15 characters; * for all (default: firecracker)");
+module_param_cb(unit, &kc_param_unit_ops, NULL, 0444);
+MODULE_PARM_DESC(unit, "Histogram unit: us (default, as the seed script) or ns");
+module_param_cb(maxactive, &kc_param_maxactive_ops, &maxactive, 0444);
+MODULE_PARM_DESC(maxactive,
+		 "Concurrent calls each kretprobe can follow, 1 to "
+		 __stringify(KC_MAXACTIVE_MAX) " (default: 512)");
+module_param_cb(pairs, &kc_param_pairs_ops, &pairs, 0444);
+MODULE_PARM_DESC(pairs,
+		 "Entries of the start/end pairing table, "
+		 __stringify(KC_PAIRS_MIN) " to " __stringify(KC_PAIRS_MAX)
+		 " (default: 4096)");
+static int kc_param_enable_set(const char *val, const struct kernel_param *kp)
+{
+	if (param_set_bool(val, kp)) {
+		pr_err("enable=%.16s: must be 0 or 1\n", val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const struct kernel_param_ops kc_param_enable_ops = {
+	.flags = KERNEL_PARAM_OPS_FL_NOARG,
+	.set = kc_param_enable_set,
+	.get = param_get_bool,
+};
+
+module_param_cb(enable, &kc_param_enable_ops, &kc_enabled, 0444);
 MODULE_PARM_DESC(enable, "Record events (default: 1)");
 
 static int __init kc_init(void)
 {
 	int err;
 
-	if (kc_parse_unit(unit, &kc_unit_ns)) {
-		pr_err("unit=%s: must be us or ns\n", unit);
-		return -EINVAL;
-	}
-	if (!maxactive) {
-		pr_err("maxactive=0: must be at least 1\n");
-		return -EINVAL;
-	}
-
+	/* The parameters were checked as they were given. */
 	err = kc_filter_init(filter);
-	if (err) {
-		pr_err("filter=\"%s\": expected up to 8 names of at most %d characters, or *\n",
-		       filter, TASK_COMM_LEN - 1);
+	if (err)
 		return err;
-	}
 	err = kc_pairs_init(pairs);
 	if (err) {
-		pr_err("pairs=%u: cannot set up the pairing table: error %d\n",
+		pr_err("pairs=%u: cannot allocate the pairing table: error %d\n",
 		       pairs, err);
 		goto err_filter;
 	}

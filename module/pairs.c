@@ -251,7 +251,8 @@ int kc_pairs_init(unsigned int capacity)
 {
 	unsigned int i, nr;
 
-	if (capacity < KC_PAIR_WAYS || capacity > (1U << 24))
+	static_assert(KC_PAIRS_MIN == KC_PAIR_WAYS);
+	if (capacity < KC_PAIRS_MIN || capacity > KC_PAIRS_MAX)
 		return -EINVAL;
 	nr = roundup_pow_of_two(capacity) / KC_PAIR_WAYS;
 	kc_bucket_bits = ilog2(nr);

@@ -98,6 +98,30 @@ static void kc_parse_text_newline(struct kunit *test)
 	kc_expect_text(test, "a\nb\n", KC_TEST_WRITE_MAX, "a\nb");
 }
 
+/* A NUL byte anywhere in the write: refused, not cut short at it. */
+static void kc_parse_text_refuses_nul(struct kunit *test)
+{
+	static const struct {
+		const char *in;
+		size_t count;
+	} cases[] = {
+		{ "\0", 1 }, { "1\0", 2 }, { "1\0x", 3 }, { "\0001", 2 },
+		{ "1\n\0", 3 }, { "fire\0cracker\n", 13 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *buf = kc_write_buf(test, cases[i].in, cases[i].count,
+					 KC_TEST_WRITE_MAX);
+
+		KUNIT_EXPECT_EQ_MSG(test, kc_parse_text(buf, cases[i].count,
+							KC_TEST_WRITE_MAX),
+				    -EINVAL, "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(buf, cases[i].in, cases[i].count),
+				    0, "case %u", i);
+	}
+}
+
 static void kc_parse_text_sizes(struct kunit *test)
 {
 	char *in = kunit_kmalloc(test, KC_TEST_WRITE_MAX + 1, GFP_KERNEL);
@@ -269,6 +293,7 @@ static void kc_to_unit_cases(struct kunit *test)
 static struct kunit_case kc_control_cases[] = {
 	KUNIT_CASE(kc_parse_text_refuses_empty),
 	KUNIT_CASE(kc_parse_text_newline),
+	KUNIT_CASE(kc_parse_text_refuses_nul),
 	KUNIT_CASE(kc_parse_text_sizes),
 	KUNIT_CASE(kc_parse_bit_cases),
 	KUNIT_CASE(kc_parse_bit_writes),

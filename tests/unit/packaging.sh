@@ -71,7 +71,7 @@ result "offers nothing for a count" "" "$(complete_line kvmchurn load -n '')"
 result "completes the global options" "--help --version" "$(complete_line kvmchurn --)"
 
 # the modprobe.d example sets only parameters the module has
-params=$(sed -n 's/^module_param(\([a-z_]*\),.*/\1/p; s/^module_param_named(\([a-z_]*\),.*/\1/p' "$top/module/main.c" | words)
+params=$(sed -n 's/^module_param(\([a-z_]*\),.*/\1/p; s/^module_param_named(\([a-z_]*\),.*/\1/p; s/^module_param_cb(\([a-z_]*\),.*/\1/p' "$top/module/main.c" | words)
 used=$(sed -n 's/^options kvmchurn //p' "$top/examples/modprobe.d/kvmchurn.conf" | tr ' ' '\n' | sed 's/=.*//' | words)
 result "the modprobe.d example's parameters are the module's" "" "$(comm -13 <(tr ' ' '\n' <<<"$params") <(tr ' ' '\n' <<<"$used") | words)"
 result "the modules-load.d example names the module" "kvmchurn" "$(grep -v '^#' "$top/examples/modules-load.d/kvmchurn.conf" | words)"

@@ -9,11 +9,7 @@ ROUNDS=20
 
 kvmchurn load -t 3600 -j 4 --vcpus 2 --irqfds 8 --mem 16 >/tmp/kc.bg 2>&1 &
 bg=$!
-i=0
-while [ "$(vms_alive)" -lt 2 ] && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_for "$KC_WAIT" vms_at_least 2
 echo "# load running: $(vms_alive) VM processes alive"
 
 r=1

@@ -62,38 +62,74 @@ val() {
 vms_alive() {
 	n=0
 	for c in /proc/[0-9]*/comm; do
-		read -r name <"$c" 2>/dev/null && [ "$name" = firecracker ] && n=$((n + 1))
+		{ read -r name <"$c"; } 2>/dev/null && [ "$name" = firecracker ] && n=$((n + 1))
 	done
 	echo $n
 }
 
-# no_vms: wait (10 s at most) until no VM process is left.
-no_vms() {
-	i=0
-	while [ "$(vms_alive)" != 0 ] && [ $i -lt 100 ]; do
+# now: seconds since the guest booted.
+now() {
+	read -r up _ </proc/uptime
+	echo "${up%.*}"
+}
+
+# wait_for SECONDS COMMAND [ARGS...]: run COMMAND (a function, so that what it
+# looks at is read again each time) every 0.1 s until it succeeds; status 1 if
+# SECONDS of guest time pass first. A scenario waits for an event, never for a
+# time: the deadline only guards against a hang, far above what the event takes
+# on a loaded host (KC_WAIT; tests/vm/README.md).
+KC_WAIT=300
+wait_for() {
+	wf_end=$(($(now) + $1))
+	shift
+	until "$@"; do
+		[ "$(now)" -lt "$wf_end" ] || return 1
 		sleep 0.1
-		i=$((i + 1))
 	done
 }
 
-# quiet: wait until no VM process is left and the reap counter stops moving.
+# Conditions for wait_for.
+vms_gone() { [ "$(vms_alive)" = 0 ]; }
+vms_at_least() { [ "$(vms_alive)" -ge "$1" ]; }
+hist_at_least() { [ "$(val hist "$1")" -ge "$2" ]; }
+counter_is() { [ "$(val counter "$1")" = "$2" ]; }
+# at_rest: no VM process left, and no traced exit the module still waits to see
+# reaped (sched_process_free runs after an RCU grace period).
+at_rest() { vms_gone && [ "$(rec pairs 3)" = 0 ]; }
+
+# no_vms: wait until no VM process is left.
+no_vms() { wait_for "$KC_WAIT" vms_gone || echo "# still $(vms_alive) VM processes after $KC_WAIT s"; }
+
+# quiet: wait until no VM process is left and every traced exit was reaped.
 quiet() {
-	no_vms
-	a=$(val counter reap)
-	sleep 1
-	while [ "$(val counter reap)" != "$a" ]; do
-		a=$(val counter reap)
-		sleep 1
-	done
+	wait_for "$KC_WAIT" at_rest ||
+		echo "# not at rest after $KC_WAIT s: $(vms_alive) VM processes, $(rec pairs 3) pairing entries in use"
 }
 
-# wait_hist METRIC N: wait (60 s at most) until METRIC has counted N.
-wait_hist() {
-	i=0
-	while [ "$(val hist "$1")" -lt "$2" ] && [ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+# wait_hist METRIC N: wait until METRIC has counted N.
+wait_hist() { wait_for "$KC_WAIT" hist_at_least "$1" "$2"; }
+
+# fence_arm COMM, then fence_wait N: wait until N processes named COMM have been
+# freed (sched_process_free, counted in a tracefs instance of its own) since
+# fence_arm. After it, nothing of those processes is left for a probe to count:
+# what a filter must not count can be checked as soon as it returns.
+fence_arm() {
+	tracefs || return 1
+	FENCE=$TR/instances/kvmchurn-fence
+	mkdir -p "$FENCE" || return 1
+	echo "comm == \"$1\"" >"$FENCE/events/sched/sched_process_free/filter" || return 1
+	echo >"$FENCE/trace"
+	echo 1 >"$FENCE/events/sched/sched_process_free/enable"
+}
+fence_count() { grep -c ' sched_process_free: ' "$FENCE/trace"; }
+fence_reached() { [ "$(fence_count)" -ge "$1" ]; }
+fence_wait() {
+	wait_for "$KC_WAIT" fence_reached "$1"
+	fw_rc=$?
+	[ $fw_rc = 0 ] || echo "# fence: $(fence_count) of $1 processes freed after $KC_WAIT s"
+	echo 0 >"$FENCE/events/sched/sched_process_free/enable"
+	rmdir "$FENCE"
+	return $fw_rc
 }
 
 # no_misses DESCRIPTION: one line, ok when no kretprobe missed a call.

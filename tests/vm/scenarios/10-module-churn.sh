@@ -7,16 +7,6 @@
 . /kvmchurn/tap.sh
 VMS=40
 
-# wait_counter NAME VALUE: sched_process_free runs after an RCU grace period.
-wait_counter() {
-	i=0
-	while [ "$(raw_field counter "$1" 3)" != "$2" ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ "$(raw_field counter "$1" 3)" = "$2" ]
-}
-
 dmesg -c >/dev/null
 if ! insmod "$KVMCHURN_KO"; then
 	not_ok "insmod kvmchurn.ko"
@@ -40,7 +30,8 @@ else
 fi
 sed 's/^/# /' /tmp/load.out
 
-check "reap counter reaches $VMS" wait_counter reap $VMS
+# sched_process_free runs after an RCU grace period
+check "reap counter reaches $VMS" wait_for "$KC_WAIT" counter_is reap $VMS
 check "exit counter is $VMS" [ "$(raw_field counter exit 3)" = $VMS ]
 check "exit_mmap count is $VMS" [ "$(raw_field hist exit_mmap 3)" = $VMS ]
 check "exit_to_reap count is $VMS" [ "$(raw_field hist exit_to_reap 3)" = $VMS ]
@@ -53,9 +44,10 @@ check "all: @us_exit_mmap buckets sum to $VMS" [ "$(awk '
 	END { print sum + 0 }' "$D/all")" = $VMS ]
 check "all: @n_exit: $VMS" grep -qx "@n_exit: $VMS" "$D/all"
 
+check "a tracefs instance counts the frees of processes named other" fence_arm other
 kvmchurn load -n 10 -j 2 --end kill --comm other >/tmp/load2.out 2>&1 ||
 	not_ok "kvmchurn load --comm other: exit $?"
-sleep 2
+check "the 10 VMs named other were freed" fence_wait 10
 check "--comm other adds nothing to exit_mmap" [ "$(raw_field hist exit_mmap 3)" = $VMS ]
 check "--comm other adds nothing to exit_to_reap" [ "$(raw_field hist exit_to_reap 3)" = $VMS ]
 check "--comm other adds nothing to the exit counter" [ "$(raw_field counter exit 3)" = $VMS ]

@@ -7,14 +7,7 @@
 SMALL="--mem 16"
 
 # settled N: the reap counter reached N (frees run after an RCU grace period).
-settled() {
-	i=0
-	while [ "$(raw_field counter reap 3)" != "$1" ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ "$(raw_field counter reap 3)" = "$1" ]
-}
+settled() { wait_for "$KC_WAIT" counter_is reap "$1"; }
 
 # leftovers: processes still named like a VM of this scenario.
 leftovers() {

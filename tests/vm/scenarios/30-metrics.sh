@@ -23,14 +23,7 @@ ge() { # ge DESCRIPTION GOT MIN: GOT is a number >= MIN
 # settle BASE N: wait until the reap counter is N above its value in BASE
 # (sched_process_free runs after an RCU grace period).
 settle() {
-	b=$(awk -F '\t' '$1 == "counter" && $2 == "reap" { print $3 }' "$1")
-	i=0
-	while [ $i -lt 100 ]; do
-		[ "$(raw_field counter reap 3)" = $((b + $2)) ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
+	wait_for "$KC_WAIT" counter_is reap $(($(val counter reap "$1") + $2))
 }
 
 # ttgids NAME: distinct thread groups (processes) that hit kct/NAME.
@@ -200,8 +193,9 @@ is "all: @n_exit" "$(sed -n 's/^@n_exit: //p' "$D/all")" $((5 * N))
 OTHER="-n 10 -j 4 --vcpus $VCPUS --irqfds $IRQFDS --mem 16 --comm other"
 echo >"$TR/trace"
 cp "$D/raw" /tmp/kc.raw0
+fence_arm other || not_ok "--comm other: a tracefs instance for the frees"
 kvmchurn load $OTHER >/tmp/kc.load 2>&1 || not_ok "load --comm other: exit $?"
-sleep 2
+fence_wait 10 || not_ok "--comm other: the 10 VMs were freed"
 cp "$D/raw" /tmp/kc.raw1
 deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
 moved=$(awk '$2 != 0 { printf "%s=%s ", $1, $2 }' /tmp/kc.delta)
@@ -213,8 +207,9 @@ check "filter '*' accepted" sh -c "echo '*' >$D/filter"
 is "filter reads back" "$(cat "$D/filter")" "*"
 echo >"$TR/trace"
 cp "$D/raw" /tmp/kc.raw0
+fence_arm other || not_ok "filter '*': a tracefs instance for the frees"
 kvmchurn load $OTHER >/tmp/kc.load 2>&1 || not_ok "filter '*': load --comm other: exit $?"
-sleep 2
+fence_wait 10 || not_ok "filter '*': the 10 VMs were freed"
 cp "$D/raw" /tmp/kc.raw1
 deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
 vm_metric "filter '*'" kvm_create_vm kct_create 1 10

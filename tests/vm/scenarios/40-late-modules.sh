@@ -22,14 +22,7 @@ fi
 
 reap() { awk -F '\t' '$1 == "counter" && $2 == "reap" { print $3 }' "${1:-$D/raw}"; }
 settle() { # settle BASE N: the reap counter N above BASE's
-	b=$(reap "$1")
-	i=0
-	while [ $i -lt 100 ]; do
-		[ "$(reap)" = $((b + $2)) ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
+	wait_for "$KC_WAIT" counter_is reap $(($(reap "$1") + $2))
 }
 loaded() { grep -q "^$1 " /proc/modules; }
 modname() { # modname FILE: kvm-amd.ko -> kvm_amd

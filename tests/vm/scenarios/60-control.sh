@@ -17,13 +17,7 @@ IRQFDS=8
 LOAD="-n $N -j $J --vcpus 2 --irqfds $IRQFDS --mem 16 --end kill"
 
 settle() { # settle N: the reap counter moves N up from where it was at the last mark
-	i=0
-	while [ $i -lt 100 ]; do
-		[ "$(val counter reap)" = $((mark + $1)) ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
+	wait_for "$KC_WAIT" counter_is reap $((mark + $1))
 }
 # counts_in RAW LO HI: every hist count and counter of RAW is an integer in [LO, HI]
 counts_in() {
@@ -78,14 +72,47 @@ kernel_has
 kc_loaded && rmmod kvmchurn
 
 # ---- module parameters --------------------------------------------------------
-for p in unit=ms unit= filter=0123456789abcdef "filter=a,b,c,d,e,f,g,h,i" enable=2 pairs=4 maxactive=x; do
-	if insmod "$KVMCHURN_KO" "$p" 2>/dev/null; then
-		not_ok "insmod kvmchurn.ko $p accepted"
+# Out of range is refused, never clamped, and the kernel log names the
+# parameter and its range (Documentation/ABI.rst).
+names=$(i=0; while [ $i -lt 1000 ]; do printf 'n%d,' $i; i=$((i + 1)); done)
+range_of() { # range_of PARAM=VALUE: what the kernel log must say of it
+	case $1 in
+	unit=*) echo "${1%%=*}=.*: must be us or ns" ;;
+	filter=*) echo 'filter=".*": must be 1 to 8 names of 1 to 15 characters, space or comma separated, or \*' ;;
+	enable=*) echo "${1%%=*}=.*: must be 0 or 1" ;;
+	maxactive=*) echo "${1%%=*}=.*: must be a number from 1 to 4096" ;;
+	pairs=*) echo "${1%%=*}=.*: must be a number from 8 to 16777216" ;;
+	esac
+}
+for p in unit=ms unit= unit=xs filter=0123456789abcdef "filter=a,b,c,d,e,f,g,h,i" "filter=$names" \
+	filter= "filter=*,firecracker" enable=2 pairs=0 pairs=4 pairs=2147483648 pairs=4294967296 \
+	pairs=16777217 maxactive=0 maxactive=4097 maxactive=100000000 maxactive=x maxactive=-1; do
+	short=$(echo "$p" | cut -c1-40)
+	m0=$(dmesg | wc -l)
+	if insmod "$KVMCHURN_KO" "$p" 2>/tmp/kc.err; then
+		not_ok "insmod kvmchurn.ko $short accepted"
 		rmmod kvmchurn
 	else
-		ok "insmod kvmchurn.ko $p refused"
+		ok "insmod kvmchurn.ko $short refused"
+		check "insmod $short: Invalid argument" grep -q 'Invalid argument' /tmp/kc.err
 	fi
-	check "after insmod $p: no debugfs folder" [ ! -e $D ]
+	said=$(dmesg | tail -n +$((m0 + 1)) | grep -m1 -E "$(range_of "$p")")
+	check "insmod $short: the kernel log says why: ${said#*] }" [ -n "$said" ]
+	check "after insmod $short: no debugfs folder" [ ! -e $D ]
+done
+# the bounds themselves are taken
+for p in "maxactive=1 pairs=8" "maxactive=4096 pairs=16777216" "filter=0123456789abcde,b,c,d,e,f,g,h"; do
+	# shellcheck disable=SC2086 # two parameters
+	if insmod "$KVMCHURN_KO" $p; then
+		ok "insmod kvmchurn.ko $p"
+		for kv in $p; do
+			is "$p: /sys/module/kvmchurn/parameters/${kv%%=*}" \
+				"$(cat /sys/module/kvmchurn/parameters/${kv%%=*})" "${kv#*=}"
+		done
+		rmmod kvmchurn
+	else
+		not_ok "insmod kvmchurn.ko $p"
+	fi
 done
 
 if insmod "$KVMCHURN_KO" unit=ns filter=other pairs=64 maxactive=64 enable=0; then
@@ -97,8 +124,9 @@ if insmod "$KVMCHURN_KO" unit=ns filter=other pairs=64 maxactive=64 enable=0; th
 	is "enable file" "$(cat $D/enable)" 0
 	is "pairing table capacity" "$(rec pairs)" 64
 	cp $D/raw /tmp/kc.raw0
+	fence_arm other || not_ok "disabled: a tracefs instance for the frees"
 	load "disabled" -n 4 -j 2 --mem 16 --comm other
-	sleep 1
+	fence_wait 4 || not_ok "disabled: the 4 VMs were freed"
 	cp $D/raw /tmp/kc.raw1
 	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
 	moved=$(awk '$2 != 0 { printf "%s=%s ", $1, $2 }' /tmp/kc.delta)
@@ -156,6 +184,11 @@ bad reset '2\n' "2"
 bad reset 'abc\n' "abc"
 bad reset '\n' "an empty write"
 bad reset '1x\n' "1x"
+# a NUL byte does not cut a write short
+bad reset '1\0x' "1, NUL, x"
+bad reset '1\0' "1, NUL"
+bad enable '0\0\n' "0, NUL"
+bad filter 'fire\0cracker\n' "fire, NUL, cracker"
 
 # ---- good writes -----------------------------------------------------------------
 good filter 'x,y\n' "'x,y'"
@@ -234,12 +267,9 @@ grep -v -e '^OK ' -e '^INFO ' $D/checks | sed 's/^/# checks: /'
 kvmchurn load $LOAD >/tmp/kc.bg 2>&1 &
 bg=$!
 wait_hist kvm_create_vm 8
-# with several VM processes alive (a VM ends faster than one starts)
-i=0
-while [ "$(vms_alive)" -lt 3 ] && [ $i -lt 100 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
+# with several VM processes alive if they come (a VM ends faster than one
+# starts): the rmmod is checked however many there are
+wait_for 5 vms_at_least 3
 echo "# rmmod with $(vms_alive) VM processes alive, $(val hist kvm_create_vm) VMs created"
 if rmmod kvmchurn 2>/tmp/kc.err; then ok "rmmod during a -j $J load"; else not_ok "rmmod during a -j $J load: $(cat /tmp/kc.err)"; fi
 check "debugfs folder removed" [ ! -e $D ]

@@ -83,11 +83,8 @@ else
 	rmmod kvmchurn
 	slack=$((slack + n / 32))
 	# unregister_kretprobe() may free the instances after an RCU grace period
-	i=0
-	while [ $i -lt 50 ] && ! within "$(slabobjs "$cache")" "$before" "$slack"; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	slab_back() { within "$(slabobjs "$cache")" "$before" "$slack"; }
+	wait_for "$KC_WAIT" slab_back
 	after=$(slabobjs "$cache")
 	d=$((loaded - before))
 	check "loading: $cache objects in use +$d, $n instances (margin $slack)" \
