@@ -7,14 +7,13 @@
 # 6.7 each instance is one kmalloc object of the size the file implies: the
 # objects in use of that cache (/proc/slabinfo) move by the count of instances
 # when the module loads and back when it unloads, within what SLUB may hold on
-# each CPU and 1/32; from 6.7 an objpool's pages move VmallocUsed by what the
-# file says, between maxactive=512 and 1, within two kernel stacks. Busybox sh; leaves
-# the module unloaded.
+# each CPU and 1/32; from 6.7 the objpools' pages in /proc/vmallocinfo move by what
+# the file says, between maxactive=512 and 1, within 32 KiB. Busybox sh; leaves the
+# module unloaded.
 # shellcheck source=../guest/tap.sh
 . /kvmchurn/tap.sh
 
 mem() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "missing" }' $D/memory; }
-vmused() { awk '$1 == "VmallocUsed:" { print $2 }' /proc/meminfo; }
 # within A B SLACK: A and B differ by at most SLACK
 within() { [ $(($1 - $2)) -le "$3" ] && [ $(($2 - $1)) -le "$3" ]; }
 attached() { awk 'NR > 1 && $2 == "kretprobe" && $4 == "attached" { n++ } END { print n + 0 }' $D/probes; }
@@ -52,21 +51,28 @@ rmmod kvmchurn
 # Before 6.7 the kprobe core kmallocs each instance; from 6.7 an objpool holds them.
 cache=kmalloc-$size
 if kc_objpool; then
-	# an objpool: vmalloc'd pages a possible CPU, which VmallocUsed counts; the
-	# difference between two maxactive cancels what any load of the module takes,
-	# not a kernel thread's stack (16 KiB, vmalloc'd too) made or freed meanwhile
-	# objpool_load MAXACTIVE: "KIB BYTES", VmallocUsed's rise and the file's kretprobes
+	# an objpool: vmalloc'd pages a possible CPU, in /proc/vmallocinfo under the
+	# caller that made the pool (register_kretprobe, or rethook_alloc where the
+	# kretprobes ride on rethook). Their pages, not VmallocUsed, which kernel
+	# stacks (vmalloc'd too) move whenever a thread is made or freed. The
+	# difference between two maxactive cancels what any load of the module takes.
+	# objpool_load MAXACTIVE: "BYTES BYTES", the pools' rise and the file's kretprobes
+	poolpages() {
+		awk '$3 ~ /^(register_kretprobe|rethook_alloc|objpool_init)\+/ {
+			for (i = 4; i <= NF; i++) if ($i ~ /^pages=/) n += substr($i, 7) }
+			END { print n * 4096 }' /proc/vmallocinfo
+	}
 	objpool_load() {
-		v=$(vmused)
+		v=$(poolpages)
 		insmod "$KVMCHURN_KO" maxactive="$1" || { echo "0 0"; return; }
-		echo "$(($(vmused) - v)) $(mem kretprobes)"
+		echo "$(($(poolpages) - v)) $(mem kretprobes)"
 		rmmod kvmchurn
 	}
 	# shellcheck disable=SC2046 # two numbers
 	set -- $(objpool_load 512) $(objpool_load 1)
 	v512=$1 k512=$2 v1=$3 k1=$4
-	check "objpool: VmallocUsed $(((v512 - v1) * 1024)) bytes more at maxactive=512 than at 1; the module says $((k512 - k1))" \
-		within $(((v512 - v1) * 1024)) $((k512 - k1)) 32768
+	check "objpool: the pools take $((v512 - v1)) bytes more at maxactive=512 than at 1; the module says $((k512 - k1))" \
+		within $((v512 - v1)) $((k512 - k1)) 32768
 elif ! grep -q "^$cache " /proc/slabinfo; then
 	not_ok "instances of $size bytes, but no $cache in /proc/slabinfo"
 else
