@@ -83,9 +83,9 @@ install_kernel() {
 		cp "$f" "$kdir/modules/"
 		extra+="$m.ko "
 	done
-	# four vCPUs, one online (maxcpus=1): per-CPU data then spans four possible CPUs,
-	# while the guest runs on one, as x86 guests must (notes/kernel-matrix.md)
-	local qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 4 -m 2G
+	# four vCPUs, two online (maxcpus=2), a TCG thread each (tests/vm/qemu.sh): per-CPU
+	# data spans four possible CPUs, of which two run the probes at the same time
+	local qemu=(qemu-system-x86_64 -accel 'tcg,thread=multi' -cpu max -smp 4 -m 2G
 		-no-reboot -nodefaults -display none -monitor none -serial stdio)
 	{
 		printf '# written by tests/debug/kernel.sh\n'
@@ -97,7 +97,7 @@ install_kernel() {
 		printf 'KC_QEMU=(%s)\n' "${qemu[*]@Q}"
 		# any WARN panics, any KASAN report panics: the log then fails the run.
 		# allnoconfig leaves KUNIT_DEFAULT_ENABLED off: kunit.enable=1 runs the suites.
-		printf 'KC_APPEND=%q\n' "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 kasan.fault=panic maxcpus=1 kunit.enable=1"
+		printf 'KC_APPEND=%q\n' "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 kasan.fault=panic maxcpus=2 kunit.enable=1"
 		printf 'KC_BUILD_KEY=%q\n' "${dir##*/}"
 	} >"$kdir/env.tmp"
 	mv "$kdir/env.tmp" "$kdir/env"

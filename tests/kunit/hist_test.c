@@ -294,7 +294,7 @@ static u64 kc_possible_mask(struct kunit *test)
 	kunit_info(test, "%u possible CPUs, %u online\n", num_possible_cpus(),
 		   num_online_cpus());
 	if (num_possible_cpus() < 2)
-		kunit_skip(test, "one possible CPU: boot with more (QEMU -smp 4, maxcpus=1)");
+		kunit_skip(test, "one possible CPU: boot with more (QEMU -smp 4, maxcpus=2)");
 	if (nr_cpu_ids > 32)
 		kunit_skip(test, "%u possible CPU ids: more than this test encodes",
 			   nr_cpu_ids);

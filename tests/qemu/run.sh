@@ -11,24 +11,8 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../vm/lib.sh"
-# shellcheck source-path=SCRIPTDIR source=../dkms/chroot.sh
-. "$KC_TOP/tests/dkms/chroot.sh"
-
-KC_QEMU_ROOT=$KVMCHURN_CACHE/qemu/chroot/trixie
-KC_QEMU_PKGS="qemu-system-x86 qemu-utils socat"
-
-# kc_qemu_chroot: the trixie chroot with QEMU, made once; refreshed with apt each run.
-kc_qemu_chroot() {
-	local d=$KC_QEMU_ROOT t=$SECONDS
-	if [[ ! -f $d/.kvmchurn-ok ]]; then
-		kc_log "qemu: creating the trixie chroot in $d (debootstrap and QEMU, a few minutes)"
-		kc_debootstrap "$d" trixie || return 1
-	fi
-	kc_chroot_apt_config "$d" trixie
-	kc_chroot_exec "$d" sh -c "apt-get -q update && apt-get -q -y install $KC_QEMU_PKGS && apt-get clean" \
-		>>"$d.log" 2>&1 || { tail -n 20 "$d.log" >&2; return 1; }
-	[[ -f $d/.kvmchurn-ok ]] || { touch "$d/.kvmchurn-ok"; kc_log "qemu: trixie chroot ready ($((SECONDS - t)) s)"; }
-}
+# shellcheck source-path=SCRIPTDIR source=../vm/qemu.sh
+. "$KC_TOP/tests/vm/qemu.sh"
 
 # kc_qemu_old: --qmp --enable against the host's QEMU (7.2 on bookworm) must fail
 # with the message that it has no downtime events.
@@ -38,8 +22,8 @@ kc_qemu_old() {
 		echo "SKIP qemu-host: no $qemu on the host"
 		return 0
 	fi
-	ver=$("$qemu" --version | sed -n '1s/.*version \([0-9.]*\).*/\1/p')
-	if ! printf '%s\n8.2\n' "$ver" | sort -V -C; then
+	ver=$(kc_qemu_version "$qemu")
+	if ! kc_qemu_older "$ver" 8.2; then
 		echo "SKIP qemu-host: the host's QEMU is $ver, which has the events (only an older one tests the refusal)"
 		return 0
 	fi
@@ -77,7 +61,7 @@ main() {
 
 	kc_read_sources
 	t0=$SECONDS
-	if ! (kc_qemu_chroot); then
+	if ! (kc_qemu_chroot refresh); then
 		echo "SKIP qemu-live: no trixie chroot with QEMU 10 could be made (log: $KC_QEMU_ROOT.log)"
 	else
 		log=$KVMCHURN_CACHE/logs/qemu-live.log

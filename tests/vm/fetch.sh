@@ -12,8 +12,8 @@ set -euo pipefail
 # Modules the x86 guest needs for nested KVM (what they depend on is added from modules.dep).
 KC_WANT_MODULES="rng-core ccp irqbypass kvm kvm-amd"
 # Bump when what a cached kernel holds changes (a kernel of an older recipe is fetched again).
-# 2: KC_EXTRA_MODULES (brd)
-KC_FETCH_RECIPE=2
+# 2: KC_EXTRA_MODULES (brd); 3: x86 guests on two vCPUs (tests/vm/qemu.sh)
+KC_FETCH_RECIPE=3
 
 # kc_idx_has PKG ARCH VERSION: is that exact package in the index held in $idx?
 kc_idx_has() {
@@ -222,7 +222,8 @@ kc_fetch_one() {
 			-smp 2 -m 1G -accel 'tcg,thread=multi' -nographic -no-reboot)
 		console=ttyAMA0
 	else
-		qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 1G
+		# two vCPUs, a TCG thread each: tests/vm/qemu.sh picks a QEMU that can
+		qemu=(qemu-system-x86_64 -accel 'tcg,thread=multi' -cpu max -smp 2 -m 1G
 			-no-reboot -nodefaults -display none -monitor none -serial stdio)
 		console=ttyS0
 	fi

@@ -15,6 +15,8 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=qemu.sh
+. "$KC_VM_DIR/qemu.sh"
 
 KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-900}
 # Kernel text that fails a run, and the known harmless lines (notes/kernel-matrix.md).
@@ -120,7 +122,7 @@ kc_handback() {
 
 # kc_vm_one ID: build, boot, judge one kernel; print its verdict.
 kc_vm_one() {
-	local id=$1 log blog initrd ts t0 secs qrc=0 reasons=() ok nok line bad scen
+	local id=$1 log blog initrd ts t0 secs qrc=0 reasons=() ok nok cpus line bad scen
 	local -a expected notok
 	kc_load_env "$id" || { echo "FAIL $id: not fetched"; return "$KC_FAIL"; }
 	mkdir -p "$KVMCHURN_CACHE/logs" "$KVMCHURN_CACHE/initramfs"
@@ -158,17 +160,18 @@ kc_vm_one() {
 	fi
 	initrd=$KVMCHURN_CACHE/initramfs/$id.cpio.gz
 	kc_initramfs "$id" "$KC_BUILD_DIR" "$initrd"
-	kc_log "$id: built and packed ($((SECONDS - t0)) s), booting $KC_KREL"
-
-	ts=$(date +%Y%m%d-%H%M%S)
-	log=$KVMCHURN_CACHE/logs/$id-$ts.log
-	ln -sfn "$id-$ts.log" "$KVMCHURN_CACHE/logs/$id-latest.log"
-	t0=$SECONDS
 	local -a qemu=("${KC_QEMU[@]}")
 	if [[ -n ${KVMCHURN_ICOUNT:-} ]]; then
 		# icount needs one TCG thread; sleep=off: an idle guest's clock jumps, it does not wait
 		qemu=("${qemu[@]/tcg,thread=multi/tcg,thread=single}" -icount "shift=$KVMCHURN_ICOUNT,sleep=off")
 	fi
+	kc_qemu_argv qemu
+	kc_log "$id: built and packed ($((SECONDS - t0)) s), booting $KC_KREL on $KC_QEMU_SAYS"
+
+	ts=$(date +%Y%m%d-%H%M%S)
+	log=$KVMCHURN_CACHE/logs/$id-$ts.log
+	ln -sfn "$id-$ts.log" "$KVMCHURN_CACHE/logs/$id-latest.log"
+	t0=$SECONDS
 	timeout -k 10 "$KVMCHURN_VM_TIMEOUT" "${qemu[@]}" -kernel "$KC_VMLINUZ" -initrd "$initrd" \
 		-append "$KC_APPEND" </dev/null >"$log" 2>&1 || qrc=$?
 	secs=$((SECONDS - t0))
@@ -186,7 +189,12 @@ kc_vm_one() {
 		index($0, "@@KVMCHURN FILE-") { next }
 		match($0, /@@KVMCHURN BEGIN [^ ]+/) { cur = substr($0, RSTART + 17, RLENGTH - 17); next }
 		match($0, /@@KVMCHURN END [^ ]+ rc=[0-9]+/) {
-			split(substr($0, RSTART, RLENGTH), f, " "); rc[f[3]] = substr(f[4], 4); cur = ""; next }
+			split(substr($0, RSTART, RLENGTH), f, " "); rc[f[3]] = substr(f[4], 4); cur = ""
+			if (match($0, / cpus=[0-9]+ secs=[0-9]+/)) {
+				split(substr($0, RSTART + 1, RLENGTH - 1), g, /[ =]/); cpus[f[3]] = g[2]; secs[f[3]] = g[4]
+				if (g[2] > maxcpus) maxcpus = g[2]
+			}
+			next }
 		index($0, "@@KVMCHURN DONE") { done = 1; next }
 		cur != "" && /^ok( |$)/ { ok++; sok[cur]++ }
 		cur != "" && /^not ok( |$)/ { nok++; snok[cur]++; print "notok " cur ": " $0 }
@@ -194,15 +202,17 @@ kc_vm_one() {
 		END {
 			n = split(names, w, " ")
 			for (i = 1; i <= n; i++)
-				print "scen " w[i] " " sok[w[i]] + 0 " " snok[w[i]] + 0 " " (w[i] in rc ? rc[w[i]] : "none")
+				print "scen " w[i] " " sok[w[i]] + 0 " " snok[w[i]] + 0 " " (w[i] in rc ? rc[w[i]] : "none") \
+					" " (w[i] in cpus ? cpus[w[i]] " " secs[w[i]] : "? ?")
 			for (i = 1; i <= n; i++)
 				if (!(w[i] in rc)) print "reason no end marker for " w[i]
 				else if (rc[w[i]] != 0) print "reason " w[i] " exited " rc[w[i]]
 			if (!done) print "reason no final marker"
-			print "ok " ok + 0; print "nok " nok + 0
+			print "ok " ok + 0; print "nok " nok + 0; print "cpus " maxcpus + 0
 		}' "$log")
 	ok=$(sed -n 's/^ok //p' <<<"$judged")
 	nok=$(sed -n 's/^nok //p' <<<"$judged")
+	cpus=$(sed -n 's/^cpus //p' <<<"$judged")
 	mapfile -t notok < <(sed -n 's/^notok //p' <<<"$judged")
 	case $qrc in
 	0) ;;
@@ -219,9 +229,9 @@ kc_vm_one() {
 
 	if [[ $id == "$KC_DEBUG_ID" ]]; then
 		# one verdict a scenario: the fault scenarios are named tests of their own
-		sed -n 's/^scen //p' <<<"$judged" | while read -r scen sok snok src; do
+		sed -n 's/^scen //p' <<<"$judged" | while read -r scen sok snok src scpus ssecs; do
 			[[ $snok == 0 && $src == 0 ]] && line=PASS || line=FAIL
-			echo "    $line $scen: $sok ok, $snok not ok"
+			echo "    $line $scen: $sok ok, $snok not ok ($scpus CPUs, $ssecs s)"
 		done
 		if [[ -n $bad ]]; then
 			echo "    FAIL kernel log: $(grep -oE "$badre" <<<"$bad" | head -n1)"
@@ -239,14 +249,14 @@ kc_vm_one() {
 	[[ -n ${KVMCHURN_SCENARIO_DIR:-} ]] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$KC_KREL" "$KC_PKGVER" "${KC_SUITES%% *}" \
 		"$( ((${#reasons[@]} == 0)) && echo PASS || echo FAIL)" "$ok" "$nok" >"$KVMCHURN_CACHE/out/$id/verdict"
 	if ((${#reasons[@]} == 0)); then
-		echo "PASS $id $KC_KREL$from: $ok ok, 0 not ok ($secs s)${kunit:+; $kunit}"
+		echo "PASS $id $KC_KREL$from: $ok ok, 0 not ok ($secs s, $cpus CPUs)${kunit:+; $kunit}"
 		return 0
 	fi
 	for scen in "${notok[@]}"; do echo "    $scen"; done
 	[[ -z $bad ]] || head -n 10 <<<"$bad" | sed 's/^/    | /'
 	echo "    log: $log"
 	line=$(printf '%s; ' "${reasons[@]}")
-	echo "FAIL $id $KC_KREL$from: $ok ok, $nok not ok ($secs s)${kunit:+; $kunit} (${line%; })"
+	echo "FAIL $id $KC_KREL$from: $ok ok, $nok not ok ($secs s, $cpus CPUs)${kunit:+; $kunit} (${line%; })"
 	return "$KC_FAIL"
 }
 
