@@ -487,28 +487,48 @@ finish "--prometheus -o FILE writes the file, nothing on stdout"
 
 # ---- 9. --follow ------------------------------------------------------------
 
-# wait_for FILE EXTENDED-REGEX: up to 5 s
+# The follower is watched by what it has done, never by time: each wait below
+# ends on an event, and its 60 s only guard against a hang.
+# wait_for FILE EXTENDED-REGEX: until FILE has a matching line
 wait_for() {
 	local i
 
-	for ((i = 0; i < 50; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
 	return 1
 }
-# stop_bg: SIGINT to the follower, its status in $rc (within 5 s, else killed)
+# idle_at FILE [BYTES]: until the follower has read FILE up to BYTES (default: all of
+# it; the offset of its descriptor, /proc/PID/fdinfo) and is asleep (it sleeps only
+# between reads, so what it read is dealt with)
+idle_at() {
+	local path want=${2:-$(stat -c %s "$1")} i fd pos state
+	path=$(readlink -f "$1")
+	for ((i = 0; i < 600; i++)); do
+		for fd in /proc/"$bg"/fd/*; do
+			[[ $(readlink "$fd" 2>/dev/null) == "$path" ]] || continue
+			pos=$(awk '$1 == "pos:" { print $2 }' "/proc/$bg/fdinfo/${fd##*/}" 2>/dev/null)
+			state=$(awk '{ print $3 }' "/proc/$bg/stat" 2>/dev/null)
+			[[ $pos == "$want" && $state == S ]] && return 0
+		done
+		sleep 0.1
+	done
+	problems+=("the follower did not read $1 to byte $want within 60 s")
+	return 1
+}
+# stop_bg: SIGINT to the follower, its status in $rc (killed if still there after 60 s)
 stop_bg() {
 	local i
 
 	kill -INT "$bg"
-	for ((i = 0; i < 50; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		kill -0 "$bg" 2>/dev/null || break
 		sleep 0.1
 	done
 	if kill -0 "$bg" 2>/dev/null; then
 		kill -9 "$bg"
-		problems+=("still running 5 s after SIGINT")
+		problems+=("still running 60 s after SIGINT")
 	fi
 	wait "$bg"
 	rc=$?
@@ -521,17 +541,16 @@ mkdir "$tmp/f"
 bg=$!
 size=$(wc -c <"$tx/src.log")
 head -c 2000 "$tx/src.log" >>"$tmp/f/src.log"	# cut inside a line
-sleep 0.3
-sleep 0.3
+idle_at "$tmp/f/src.log" 2000
 [[ -s $tmp/f/out ]] && problems+=("output before the migration ended:" "$(head -3 "$tmp/f/out")")
 tail -c $((size - 2000)) "$tx/src.log" >>"$tmp/f/src.log"
 if wait_for "$tmp/f/out" '^  slowest devices'; then
-	sleep 0.3
+	idle_at "$tmp/f/src.log"
 	sed '/^$/q' "$expected/follow-trixie-10.0.13-precopy-ts-src.txt" | sed '$d' >"$tmp/block"
 	cmp -s "$tmp/block" "$tmp/f/out" ||
 		problems+=("the migration printed is not:" "$(diff "$tmp/block" "$tmp/f/out" | head -10)")
 else
-	problems+=("no migration printed within 5 s:" "$(head -c 300 "$tmp/f/out")")
+	problems+=("no migration printed within 60 s:" "$(head -c 300 "$tmp/f/out")")
 fi
 stop_bg
 want_eq "exit status after SIGINT" 0 "$rc"
@@ -546,11 +565,13 @@ cp "$tx/src.log" "$tmp/f/src.log"
 (cd "$tmp/f" && exec "$client" downtime --follow src.log) >"$tmp/f/out" 2>"$tmp/f/err" &
 bg=$!
 if wait_for "$tmp/f/out" '^  slowest devices'; then
+	# all of the first file read, then one shorter written over it
+	idle_at "$tmp/f/src.log"
 	cat "$fixtures/trixie-10.0.13-precopy-ts-dflag/src.log" >"$tmp/f/src.log"
 	wait_for "$tmp/f/out" '^migration 2:' || problems+=("nothing read after the file was cut short")
-	sleep 0.3
+	idle_at "$tmp/f/src.log"
 else
-	problems+=("no migration printed within 5 s")
+	problems+=("no migration printed within 60 s")
 fi
 stop_bg
 want_eq "exit status after SIGINT" 0 "$rc"
@@ -569,8 +590,8 @@ finish "--follow: a file cut short is read again from its start"
 cp "$tx/src.log" "$tmp/f/src.log"
 (cd "$tmp/f" && exec "$client" downtime --follow --json src.log) >"$tmp/f/out" 2>"$tmp/f/err" &
 bg=$!
-wait_for "$tmp/f/out" '^\{"seq":1,' || problems+=("no migration printed within 5 s")
-sleep 0.3
+wait_for "$tmp/f/out" '^\{"seq":1,' || problems+=("no migration printed within 60 s")
+idle_at "$tmp/f/src.log"
 stop_bg
 want_eq "exit status after SIGINT" 0 "$rc"
 sed 's/^{"migrations":\[//; s/\],"segments":{.*//' "$expected/follow-trixie-10.0.13-precopy-ts-src.json" |

@@ -250,20 +250,25 @@ fake_tests() {
 	env LD_PRELOAD="$fakekvm" FAKEKVM_DEV="$tmp/kvm" FAKEKVM_HANG=KVM_RUN \
 		FAKEKVM_EVERY=3 FAKEKVM_COUNTER="$tmp/counter" \
 		"$client" load --dev "$tmp/kvm" --comm "$comm" --mem 4 --run -n 4 -j 3 \
-		--together --timeout 2 >"$tmp/out" 2>"$tmp/err" &
-	local tpid=$! alive=0 p tries=50
+		--together --timeout 5 >"$tmp/out" 2>"$tmp/err" &
+	local tpid=$! alive=0 p tries=600
 	until grep -q 3 "$tmp/counter" || [ $((tries -= 1)) -eq 0 ]; do
 		sleep 0.1
 	done
-	sleep 0.5
-	for p in /proc/[0-9]*; do
-		[ "$(cat "$p/comm" 2>/dev/null)" = "$comm" ] && alive=$((alive + 1))
+	# the three of the wave, while the third hangs (its 5 s are the margin)
+	for ((tries = 0; tries < 40; tries++)); do
+		alive=0
+		for p in /proc/[0-9]*; do
+			[ "$(cat "$p/comm" 2>/dev/null)" = "$comm" ] && alive=$((alive + 1))
+		done
+		[ "$alive" -eq 3 ] && break
+		sleep 0.1
 	done
 	[ "$alive" -eq 3 ] || problems+=("$alive VM processes alive while one hangs, want 3")
 	wait "$tpid"
 	rc=$?
 	want_rc 1
-	want_grep err '^kvmchurn load: VM [23]: not ready after 2 s$'
+	want_grep err '^kvmchurn load: VM [23]: not ready after 5 s$'
 	want_grep out '^VMs: +4 started, 3 completed, 1 failed$'
 	want_grep out '^waves: +1 '
 	want_no_process "$comm"
@@ -302,7 +307,7 @@ fake_tests() {
 		FAKEKVM_EVERY=2 FAKEKVM_COUNTER="$tmp/counter" \
 		"$client" load --dev "$tmp/kvm" --comm "$comm" --mem 4 --run -n 3 \
 		>"$tmp/out" 2>"$tmp/err" &
-	local pid=$! tries=50
+	local pid=$! tries=600
 	# VM 2 opened the device: VM 1 has completed (-j 1), VM 2 hangs.
 	until grep -q 2 "$tmp/counter" || [ $((tries -= 1)) -eq 0 ]; do
 		sleep 0.1
