@@ -181,7 +181,16 @@ static void zones(struct zone *big, long long *total)
 {
 	char line[256], name[32] = "";
 	struct zone z = { 0 };
-	long long v;
+	/* the lines of a zone that fill z */
+	const struct {
+		const char *fmt;
+		long long *to;
+	} fields[] = {
+		{ " pages free %lld", &z.free }, { " min %lld", &z.min },
+		{ " low %lld", &z.low }, { " high %lld", &z.high },
+		{ " managed %lld", &z.managed }, { " nr_free_cma %lld", &z.cma },
+	};
+	size_t i;
 	FILE *f = fopen("/proc/zoneinfo", "r");
 
 	if (!f)
@@ -201,19 +210,11 @@ static void zones(struct zone *big, long long *total)
 				break;
 			memset(&z, 0, sizeof(z));
 			snprintf(z.name, sizeof(z.name), "%s", name);
-		} else if (sscanf(line, " pages free %lld", &v) == 1) {
-			z.free = v;
-		} else if (sscanf(line, " min %lld", &v) == 1) {
-			z.min = v;
-		} else if (sscanf(line, " low %lld", &v) == 1) {
-			z.low = v;
-		} else if (sscanf(line, " high %lld", &v) == 1) {
-			z.high = v;
-		} else if (sscanf(line, " managed %lld", &v) == 1) {
-			z.managed = v;
-		} else if (sscanf(line, " nr_free_cma %lld", &v) == 1) {
-			z.cma = v;
+			continue;
 		}
+		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			if (sscanf(line, fields[i].fmt, fields[i].to) == 1)
+				break;
 	}
 	fclose(f);
 	if (!big->managed)

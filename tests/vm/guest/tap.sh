@@ -200,9 +200,10 @@ kp_clear() {
 		echo "-:kct/${e##*/}" >>"$TR/kprobe_events"
 	done
 }
-# tcount NAME: events of kct/NAME in the trace buffer; "-" without the event.
+# tcount NAME: events NAME (kct's kprobes, or a tracepoint such as vmscan's) in the
+# trace buffer; "-" where the kernel has no such event.
 tcount() {
-	if [ -d "$TR/events/kct/$1" ]; then grep -c " $1: " "$TR/trace"; else echo -; fi
+	if ls -d "$TR"/events/*/"$1" >/dev/null 2>&1; then grep -c " $1: " "$TR/trace"; else echo -; fi
 }
 
 # kc_loaded: kvmchurn.ko is loaded.

@@ -38,7 +38,6 @@ events() { # events on|off: the vmscan reclaim-begin events, for firecracker onl
 		fi
 	done
 }
-tcount() { grep -c " $1: " "$TR/trace"; }
 kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 cgstat() { awk -v k="$1" '$1 == k { print $2 }' "$CG/memory.$2"; }
 # traced NAME ARGS...: run the helper as firecracker between two raw snapshots,
