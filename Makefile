@@ -18,20 +18,8 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DEPMOD ?= depmod
 DKMS ?= dkms
 
-VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
-
-# The client follows CROSS_COMPILE unless CC is given. Setting CC here does
-# not reach the kernel's make, which picks its own compiler.
-ifeq ($(origin CC),default)
-CC := $(CROSS_COMPILE)gcc
-endif
-CFLAGS ?= -O2 -g
-CLIENT_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow \
-	-Wstrict-prototypes -Wmissing-prototypes -Imodule $(CPPFLAGS) \
-	-DKVMCHURN_VERSION='"$(VERSION)"' -pthread $(CFLAGS)
-CLIENT_LDFLAGS := -pthread $(if $(STATIC),-static) $(LDFLAGS)
-CLIENT_SRCS := $(sort $(wildcard userspace/*.c))
-CLIENT_HDRS := $(wildcard userspace/*.h) module/kvmchurn_abi.h
+include build.mk
+VERSION := $(KVMCHURN_VERSION)
 
 all: module client
 
@@ -43,10 +31,17 @@ module:
 kunit:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kunit modules
 
-client: userspace/kvmchurn
+# userspace/Makefile builds it, one object a file.
+client:
+	$(MAKE) -C userspace
 
-userspace/kvmchurn: $(CLIENT_SRCS) $(CLIENT_HDRS) dkms.conf
-	$(CC) $(CLIENT_CFLAGS) -o $@ $(CLIENT_SRCS) $(CLIENT_LDFLAGS)
+# For scripts: the version, and the C flags of every userspace program.
+version:
+	@echo $(KVMCHURN_VERSION)
+cflags:
+	@echo $(KC_CFLAGS_STD) $(KC_CFLAGS_WARN)
+products:
+	@echo '$(KC_PRODUCTS)'
 
 install: all install-client
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
@@ -70,7 +65,7 @@ DKMS_SRC := /usr/src/kvmchurn-$(VERSION)
 dkms-source:
 	rm -rf $(DESTDIR)$(DKMS_SRC)
 	install -d $(DESTDIR)$(DKMS_SRC)/module
-	install -m 0644 Kbuild Makefile dkms.conf $(DESTDIR)$(DKMS_SRC)/
+	install -m 0644 Kbuild Makefile build.mk dkms.conf $(DESTDIR)$(DKMS_SRC)/
 	install -m 0644 $(wildcard module/*.[ch]) $(DESTDIR)$(DKMS_SRC)/module/
 
 # From a checkout: build and install the module for KVER through DKMS (again
@@ -85,11 +80,14 @@ dkms-remove:
 	$(DKMS) remove -m kvmchurn -v $(VERSION) --all
 	rm -rf $(DKMS_SRC)
 
-clean:
+clean: clean-userspace
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(if $(wildcard tests/kunit),-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kunit clean)
-	rm -f userspace/kvmchurn tests/unit/abi_test tests/unit/fakekvm.so tests/unit/qtrace_gen \
-		tests/unit/qtrace_fuzz
+
+# Without a kernel's build folder (debian/rules clean): the client and the unit tests.
+clean-userspace:
+	$(MAKE) -C userspace clean
+	rm -f $(filter tests/unit/%,$(KC_PRODUCTS))
 
 # The kernel's coding style. Debian's headers do not ship checkpatch.pl: take
 # it from a kernel tree (package linux-source-X), CHECKPATCH=.../checkpatch.pl.
@@ -108,16 +106,15 @@ check-quick: check-unit check-build
 
 check-unit:
 	$(MAKE) client
-	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -Imodule -o tests/unit/abi_test tests/unit/abi_test.c
-	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -shared -fPIC \
+	$(CC) $(KC_CFLAGS_STD) $(KC_CFLAGS_WARN) -O2 -Imodule -o tests/unit/abi_test tests/unit/abi_test.c
+	$(CC) $(KC_CFLAGS_STD) -D_GNU_SOURCE -O2 $(KC_CFLAGS_WARN) -shared -fPIC \
 		-o tests/unit/fakekvm.so tests/unit/fakekvm.c -ldl
 	tests/unit/abi_test
 	tests/unit/packaging.sh
-	$(CC) -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -O2 \
-		-o tests/unit/qtrace_gen tests/unit/qtrace_gen.c
-	$(CC) -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-		-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-o tests/unit/qtrace_fuzz tests/unit/qtrace_fuzz.c userspace/qtrace.c userspace/migration.c
+	$(CC) $(KC_CFLAGS_STD) $(KC_CFLAGS_WARN) -O2 -o tests/unit/qtrace_gen tests/unit/qtrace_gen.c
+	$(CC) $(KC_CFLAGS_STD) $(KC_CFLAGS_WARN) -g -O1 -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -o tests/unit/qtrace_fuzz tests/unit/qtrace_fuzz.c \
+		userspace/downtime/qtrace.c userspace/downtime/migration.c
 	KVMCHURN_CLIENT=$(CURDIR)/userspace/kvmchurn tests/unit/downtime.sh
 	KVMCHURN_CLIENT=$(CURDIR)/userspace/kvmchurn KVMCHURN_VERSION=$(VERSION) \
 		KVMCHURN_FAKEKVM=$(CURDIR)/tests/unit/fakekvm.so tests/unit/run.sh
@@ -155,6 +152,7 @@ compatibility:
 check-debug:
 	tests/debug/run.sh
 
-.PHONY: all module client install install-client uninstall clean style check \
+.PHONY: all module client version cflags products install install-client uninstall clean \
+	clean-userspace style check \
 	check-quick check-unit check-build check-vm check-debug check-dkms check-qemu kunit \
 	dkms-source dkms-install dkms-remove compatibility bench bench-profile

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kvmchurn.h"
+#include "commands.h"
 
 static const struct kc_command kc_commands[] = {
 	{ "show", cmd_show, show_usage,

@@ -67,7 +67,7 @@ kc_profile_report() {
 }
 
 main() {
-	local list ids id work cc
+	local list ids id work
 	list=$(kc_ids "${@:-x86_64-6.1 arm64-6.1}")
 	mapfile -t ids <<<"$list"
 	kc_lock
@@ -83,9 +83,7 @@ main() {
 		kc_perf_root "$KC_DEBARCH" "$KVMCHURN_CACHE/bench/perf/$KC_DEBARCH" ||
 			kc_die "$id: could not get Debian's perf for $KC_DEBARCH"
 		kc_perf_guest "$KVMCHURN_CACHE/bench/perf/$KC_DEBARCH/root" "$work/perf"
-		[[ $KC_ARCH == arm64 ]] && cc=aarch64-linux-gnu-gcc || cc=gcc
-		"$cc" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -static \
-			-o "$work/bin/forkexit" "$KC_TOP/tests/bench/forkexit.c"
+		kc_guest_cc "$work/bin/forkexit" "$KC_TOP/tests/bench/forkexit.c"
 		printf 'PROFILE_EXITS=%s\nPROFILE_PERIOD=%s\n' "$PROFILE_EXITS" "$PROFILE_PERIOD" >"$work/bench.conf"
 		KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/profile KVMCHURN_GUEST_DIR=$work \
 			KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-3600} "$KC_VM_DIR/run.sh" "$id" | grep -v ' passed, ' || true

@@ -150,7 +150,7 @@ kc_bench_report() {
 }
 
 main() {
-	local list ids id work cc log rc=0
+	local list ids id work log rc=0
 	list=$(kc_ids "${@:-x86_64-6.1 arm64-6.1}")
 	mapfile -t ids <<<"$list"
 	kc_lock
@@ -165,9 +165,7 @@ main() {
 		work=$KVMCHURN_CACHE/bench/$id
 		rm -rf "$work"
 		mkdir -p "$work/bin"
-		[[ $KC_ARCH == arm64 ]] && cc=aarch64-linux-gnu-gcc || cc=gcc
-		"$cc" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -static \
-			-o "$work/bin/forkexit" "$KC_TOP/tests/bench/forkexit.c"
+		kc_guest_cc "$work/bin/forkexit" "$KC_TOP/tests/bench/forkexit.c"
 		printf 'BENCH_ROUNDS=%s\nBENCH_EXITS=%s\nBENCH_VMS=%s\nBENCH_STORM=%s\nBENCH_STORM_MIB=%s\n' \
 			"$BENCH_ROUNDS" "$BENCH_EXITS" "$BENCH_VMS" "$BENCH_STORM" "$BENCH_STORM_MIB" >"$work/bench.conf"
 		# the boot's verdict (not ok lines: a scenario step that did not work) stays

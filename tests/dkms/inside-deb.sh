@@ -24,7 +24,7 @@ check() { # check NAME CMD...: ok when CMD succeeds, its output in the log eithe
 has() { # has NAME FILE PATTERN: FILE (a listing) has a line matching PATTERN
 	if grep -qE "$3" "$2"; then ok "$1"; else nok "$1"; fi
 }
-ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' /kvmchurn/src/dkms.conf)
+ver=$(make -s -C /kvmchurn/src version)
 arch=$(dpkg --print-architecture)
 dkms_deb=/kvmchurn/kvmchurn-dkms_${ver}_all.deb
 client_deb=/kvmchurn/kvmchurn_${ver}_$arch.deb
@@ -40,7 +40,7 @@ build() {
 	sed 's/^/# kvmchurn-dkms: /' /tmp/dkms.list
 	sed 's/^/# kvmchurn: /' /tmp/client.list
 	local f
-	for f in dkms.conf Kbuild Makefile module/main.c module/compat.h module/kvmchurn_abi.h; do
+	for f in dkms.conf Kbuild Makefile build.mk module/main.c module/compat.h module/kvmchurn_abi.h; do
 		has "kvmchurn-dkms has /usr/src/kvmchurn-$ver/$f" /tmp/dkms.list "^\./usr/src/kvmchurn-$ver/$f\$"
 	done
 	has "kvmchurn-dkms has the modprobe.d example" /tmp/dkms.list '^\./usr/share/doc/kvmchurn-dkms/examples/modprobe\.d/kvmchurn\.conf$'

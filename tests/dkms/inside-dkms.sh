@@ -10,7 +10,7 @@ set -u
 krel=$1
 src=/kvmchurn/src
 out=/kvmchurn/out
-ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$src/dkms.conf")
+ver=$(make -s -C "$src" version)
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fuzz test of the QEMU trace reader: userspace/qtrace.c (one line) and
- * userspace/migration.c (the migrations put together), linked in directly
+ * Fuzz test of the QEMU trace reader: userspace/downtime/qtrace.c (one line) and
+ * userspace/downtime/migration.c (the migrations put together), linked in directly
  * and built with -fsanitize=address,undefined -fno-sanitize-recover=all, so
  * that any memory or undefined-behaviour error aborts.
  *
@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../userspace/migration.h"
-#include "../../userspace/qtrace.h"
+#include "../../userspace/downtime/migration.h"
+#include "../../userspace/downtime/qtrace.h"
 #include "xorshift.h"
 
 #define MAX_LINE	4096

@@ -16,7 +16,7 @@ KC_DEBUG_ID=x86_64-debug
 # KC_EXTRA_MODULES): brd, the RAM disk whose page cache 50-reclaim reclaims.
 KC_EXTRA_WANT="brd"
 # What of the source tree a module or client build needs (copied, never built in place).
-KC_TREE_ITEMS="Kbuild Makefile dkms.conf module userspace include tests/kunit"
+KC_TREE_ITEMS="Kbuild Makefile build.mk dkms.conf module userspace tests/kunit"
 KC_DEBIAN_SOURCES=/etc/apt/sources.list.d/debian.sources
 KC_APT=$KVMCHURN_CACHE/apt
 KC_CHROOT_DIR=$KVMCHURN_CACHE/chroot/trixie
@@ -260,11 +260,18 @@ kc_copy_tree() {
 	for item in "$@"; do
 		if [[ -e $KVMCHURN_SRC/$item ]]; then items+=("$item"); fi
 	done
-	tar -C "$KVMCHURN_SRC" --exclude-vcs --exclude='*.o' --exclude='*.ko' \
-		--exclude='*.mod' --exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.order' \
-		--exclude=Module.symvers --exclude=userspace/kvmchurn --exclude=tests/unit/abi_test \
-		--exclude=tests/unit/fakekvm.so --exclude=tests/unit/qtrace_gen \
-		--exclude=tests/unit/qtrace_fuzz -cf - "${items[@]}" | tar -C "$dest" -xf -
+	local -a excl
+	read -ra excl <<<"$(make -s -C "$KVMCHURN_SRC" products)"
+	tar -C "$KVMCHURN_SRC" --exclude-vcs "${excl[@]/#/--exclude=}" -cf - "${items[@]}" | tar -C "$dest" -xf -
+}
+
+# kc_guest_cc OUT SRC: SRC built into OUT, a static program for the guest's architecture
+# (KC_ARCH), with the flags of every userspace program of the project (build.mk).
+kc_guest_cc() {
+	local cc=gcc
+	[[ $KC_ARCH != arm64 ]] || cc=aarch64-linux-gnu-gcc
+	# shellcheck disable=SC2046 # the flags are words
+	"$cc" $(make -s -C "$KC_TOP" cflags) -D_GNU_SOURCE -O2 -static -o "$1" "$2"
 }
 
 # kc_debootstrap DIR RELEASE [DEBOOTSTRAP-ARGS...]: a minbase RELEASE made afresh in DIR

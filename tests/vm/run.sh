@@ -71,13 +71,11 @@ kc_initramfs() {
 # kc_guest_tools DIR: the scenarios' helper programs (guest/*.c), static, for the guest's
 # architecture, into DIR.
 kc_guest_tools() {
-	local cc=gcc f
-	[[ $KC_ARCH != arm64 ]] || cc=aarch64-linux-gnu-gcc
+	local f
 	rm -rf "$1"
 	mkdir -p "$1"
 	for f in "$KC_VM_DIR"/guest/*.c; do
-		"$cc" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-			-Wmissing-prototypes -O2 -static -o "$1/$(basename "$f" .c)" "$f" || return 1
+		kc_guest_cc "$1/$(basename "$f" .c)" "$f" || return 1
 	done
 }
 

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The module's debugfs folder (debugfs.c): its raw file read, or a saved one,
+ * and its control files written, with errors that name the problem and the
+ * fix.
+ */
+#ifndef KVMCHURN_DEBUGFS_H
+#define KVMCHURN_DEBUGFS_H
+
+#include "snap.h"
+
+/*
+ * The raw file of the folder @g->dir, parsed; with @text, its
+ * bytes too (free() them). KC_EXIT_OK, or KC_EXIT_CANNOT_START after a
+ * message that names the problem and its fix.
+ */
+int kc_read_module(const char *cmd, const struct kc_global *g,
+		   struct kc_snap *s, char **text, size_t *len);
+/* A saved snapshot: a raw file, or a folder that holds one. */
+int kc_read_snapshot(const char *cmd, const char *path, struct kc_snap *s);
+/* Writes @value to the control file @file of @g->dir, in one write(). */
+int kc_write_control(const char *cmd, const struct kc_global *g,
+		     const char *file, const char *value);
+
+#endif /* KVMCHURN_DEBUGFS_H */

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Small helpers shared by the commands: the clock, JSON strings, colour,
+ * whole-file reads and output files replaced in one rename.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client.h"
+
+uint64_t kc_now_ns(void)
+{
+	struct timespec ts;
+
+	/* CLOCK_MONOTONIC cannot fail with a valid pointer. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void kc_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+bool kc_colour(void)
+{
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	/* https://no-color.org: present and not empty turns colour off. */
+	if (no && *no)
+		return false;
+	if (term && !strcmp(term, "dumb"))
+		return false;
+	return isatty(STDOUT_FILENO);
+}
+
+int kc_read_fd(int fd, char **text, size_t *len)
+{
+	size_t cap = 8192, n = 0;
+	char *buf = malloc(cap), *bigger;
+	ssize_t got;
+
+	if (!buf)
+		return -1;
+	for (;;) {
+		if (n == cap) {
+			/* The raw file is a few KiB; 64 MiB is not one. */
+			if (cap >= 64 << 20) {
+				errno = EFBIG;
+				break;
+			}
+			bigger = realloc(buf, cap * 2);
+			if (!bigger)
+				break;
+			buf = bigger;
+			cap *= 2;
+		}
+		got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			break;
+		if (got == 0) {
+			*text = buf;
+			*len = n;
+			return 0;
+		}
+		n += (size_t)got;
+	}
+	free(buf);
+	return -1;
+}
+
+static FILE *replace_open(const char *path, char **tmp)
+{
+	size_t len = strlen(path) + sizeof(".XXXXXX");
+	mode_t mask;
+	FILE *f;
+	int fd;
+
+	*tmp = malloc(len);
+	if (!*tmp)
+		return NULL;
+	snprintf(*tmp, len, "%s.XXXXXX", path);
+	fd = mkstemp(*tmp);
+	if (fd < 0)
+		goto fail;
+	/* mkstemp() makes it 0600: readers such as node_exporter need 0644. */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) || !(f = fdopen(fd, "w"))) {
+		int err = errno;
+
+		close(fd);
+		unlink(*tmp);
+		errno = err;
+		goto fail;
+	}
+	return f;
+fail:
+	free(*tmp);
+	*tmp = NULL;
+	return NULL;
+}
+
+static int replace_commit(FILE *f, char *tmp, const char *path)
+{
+	int err = 0;
+
+	errno = 0;
+	if (fflush(f) || ferror(f) || fsync(fileno(f)))
+		err = errno ? errno : EIO;
+	if (fclose(f) && !err)
+		err = errno;
+	if (!err && rename(tmp, path))
+		err = errno;
+	if (err)
+		unlink(tmp);
+	free(tmp);
+	errno = err;
+	return err ? -1 : 0;
+}
+
+int kc_write_output(const char *cmd, const char *path,
+		    void (*write)(FILE *f, const void *ctx), const void *ctx)
+{
+	char *tmp;
+	FILE *f;
+
+	if (!strcmp(path, "-")) {
+		write(stdout, ctx);
+		return KC_EXIT_OK;
+	}
+	f = replace_open(path, &tmp);
+	if (f) {
+		write(f, ctx);
+		if (!replace_commit(f, tmp, path))
+			return KC_EXIT_OK;
+	}
+	fprintf(stderr, "kvmchurn %s: writing %s: %s\n", cmd, path, strerror(errno));
+	return KC_EXIT_CANNOT_START;
+}

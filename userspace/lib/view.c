@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the views of the module's numbers share: the groups of the seed's
+ * reading guide, metric operands, units, colour and JSON numbers.
+ */
+#include <string.h>
+
+#include "view.h"
+
+static const struct {
+	const char *id, *title;
+} groups[KC_NR_GROUPS] = {
+	[KC_G_CREATE] = { "create", "create path: once per VM (load or snapshot restore)" },
+	[KC_G_EXIT] = { "exit", "exit path: after the VMM is signalled" },
+	[KC_G_RECLAIM] = { "reclaim", "reclaim: stalls on either path" },
+};
+
+const char *kc_group_id(unsigned int group)
+{
+	return group < KC_NR_GROUPS ? groups[group].id : "?";
+}
+
+const char *kc_group_title(unsigned int group)
+{
+	return group < KC_NR_GROUPS ? groups[group].title : "?";
+}
+
+int kc_metric_arg(const char *cmd, const char *name)
+{
+	int m = kc_find_metric(name);
+
+	if (m < 0)
+		kc_usage_error(cmd, "unknown metric '%s'", name);
+	return m;
+}
+
+const char *kc_style(enum kc_style style)
+{
+	static const char *const codes[] = {
+		[KC_BOLD] = "\033[1m", [KC_GOOD] = "\033[32m",
+		[KC_WARN] = "\033[33m", [KC_BAD] = "\033[31m",
+		[KC_INFO] = "\033[36m", [KC_DIM] = "\033[2m",
+		[KC_OFF] = "\033[0m",
+	};
+	static int on = -1;
+
+	if (on < 0)
+		on = kc_colour();
+	return on ? codes[style] : "";
+}
+
+void kc_json_u64(FILE *f, const char *key, __u64 v, bool present)
+{
+	fprintf(f, "\"%s\":", key);
+	if (present)
+		fprintf(f, "%llu", v);
+	else
+		fputs("null", f);
+}
+
+const char *kc_snap_state(const struct kc_snap *s, unsigned int m)
+{
+	const char *note = kc_snap_note(s, m);
+
+	return *note ? note : "attached";
+}
+
+void kc_json_metrics(const struct kc_snap *s)
+{
+	static const char *const names[] = { "p50", "p90", "p99" };
+	static const unsigned int permille[] = { 500, 900, 990 };
+
+	printf("\"unit\":\"%s\",\"metrics\":[", s->unit);
+	for (unsigned int m = 0; m < KC_NR_METRICS; m++) {
+		const struct kc_hist *h = &s->hist[m];
+
+		printf("%s{\"name\":\"%s\",\"count\":%llu,\"sum\":%llu,", m ? "," : "",
+		       kc_metric_name(m), h->count, h->sum);
+		kc_json_u64(stdout, "avg", kc_hist_avg(h), h->count);
+		for (unsigned int i = 0; i < ARRAY_SIZE(permille); i++) {
+			putchar(',');
+			kc_json_u64(stdout, names[i], kc_hist_pct(h, permille[i]), h->count);
+		}
+		putchar(',');
+		kc_json_u64(stdout, "max", h->max, h->count);
+		printf(",\"nmissed\":%llu,\"state\":", kc_snap_missed(s, m));
+		kc_json_string(stdout, kc_snap_state(s, m));
+		putchar('}');
+	}
+	putchar(']');
+}

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvmchurn load: real KVM VMs created and destroyed in the shape of a
+ * Firecracker pool. This file: the options and the summary; pool.c runs the
+ * VM processes, vm*.c builds each VM.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "load.h"
+
+const char load_usage[] =
+	"Usage: kvmchurn load [OPTIONS]\n"
+	"\n"
+	"Creates and destroys real KVM VMs in the shape of a Firecracker pool. Each VM\n"
+	"is a process named COMM that opens the KVM device, creates a VM with an\n"
+	"in-kernel interrupt controller (x86_64: KVM_CREATE_IRQCHIP; arm64: vGICv3),\n"
+	"vCPUs on threads named \"fc_vcpu 0\", \"fc_vcpu 1\"..., guest memory in slot 0\n"
+	"with every page written once, and irqfds on GSI 0, 1..., reports that it is\n"
+	"ready, and ends as --end says. The client reaps every VM it starts.\n"
+	"\n"
+	"Pacing:\n"
+	"  -n COUNT            create COUNT VMs in all, 1-1000000000 (default 10)\n"
+	"  -t SECONDS          create VMs for SECONDS, 1-604800, instead of -n\n"
+	"  -j PARALLEL         VMs alive at once, 1-512 (default 1); the first VM\n"
+	"                      runs alone\n"
+	"  --together          end VMs in waves: once PARALLEL VMs are ready (or\n"
+	"                      all that are left), end them all at once, as a\n"
+	"                      fleet kills a pool; with --end kill or term\n"
+	"\n"
+	"Each VM:\n"
+	"  --vcpus N           vCPUs, 1-256 (default 2)\n"
+	"  --mem MIB           guest memory in MiB, 1-3072 (default 128)\n"
+	"  --irqfds N          irqfds, 0-24 on x86_64, 0-96 on arm64 (default 8)\n"
+	"  --run               run each vCPU once, to its first exit to user space\n"
+	"  --comm NAME         process name, 1-15 characters (default firecracker)\n"
+	"  --dev PATH          the KVM device (default /dev/kvm)\n"
+	"\n"
+	"End of each VM, once it is ready:\n"
+	"  --end kill          the client sends SIGKILL (default)\n"
+	"  --end term          the client sends SIGTERM; the VM catches it and calls\n"
+	"                      _exit() from its handler, as Firecracker does\n"
+	"  --term-default      with --end term: SIGTERM keeps its default action, and\n"
+	"                      the kernel delivers it as SIGKILL\n"
+	"  --end exit          the VM exits by itself\n"
+	"  --end close         the VM closes all its fds (irqfds, vCPUs, VM, KVM),\n"
+	"                      then exits\n"
+	"  --timeout SECONDS   kill, and count as failed, a VM not ready or not gone\n"
+	"                      SECONDS after it started or its end began, 1-3600\n"
+	"                      (default 60)\n"
+	"\n"
+	"Output:\n"
+	"  --json              print the summary as one JSON object\n"
+	"  -h, --help          print this help\n"
+	"\n"
+	"The summary counts the VMs started, completed (ready, then ended as --end\n"
+	"says), failed, and aborted (killed because the run was interrupted). It gives\n"
+	"the create latency (fork to ready, as the client sees it) and the teardown\n"
+	"latency (from the signal, or from ready with --end exit or close, to the VM\n"
+	"reaped) as p50, p99 and max in ms (nearest rank), the rate in completed VMs\n"
+	"per second of wall time, and the wall time; with --together, the waves. On\n"
+	"a terminal, a progress line is shown on stderr.\n"
+	"\n"
+	"JSON fields: version, arch, comm, end, term_default, vcpus, mem_mib, irqfds,\n"
+	"run, parallel, together, count (null with -t), seconds (null with -n),\n"
+	"started, completed, failed, aborted, interrupted (true or false), waves\n"
+	"(null without --together), create_ms and teardown_ms (each an object of\n"
+	"count, p50, p99 and max, the last three null without samples), rate_per_s,\n"
+	"wall_s.\n"
+	"\n"
+	"Exit status: see 'kvmchurn --help'. The first VM failing is status 2.\n";
+
+static const char *const end_names[] = {
+	[LOAD_END_EXIT] = "exit",
+	[LOAD_END_TERM] = "term",
+	[LOAD_END_KILL] = "kill",
+	[LOAD_END_CLOSE] = "close",
+};
+
+static const char *const teardown_labels[] = {
+	[LOAD_END_EXIT] = "ready to reaped, the VM exiting by itself",
+	[LOAD_END_TERM] = "SIGTERM to reaped",
+	[LOAD_END_KILL] = "SIGKILL to reaped",
+	[LOAD_END_CLOSE] = "ready to reaped, the VM closing its fds",
+};
+
+enum {
+	OPT_COUNT = 1, OPT_SECONDS, OPT_PARALLEL, OPT_VCPUS, OPT_MEM, OPT_IRQFDS,
+	OPT_RUN, OPT_COMM, OPT_DEV, OPT_END, OPT_TERM_DEFAULT, OPT_TIMEOUT,
+	OPT_TOGETHER, OPT_JSON, OPT_HELP,
+};
+
+static const struct kc_opt options[] = {
+	{ OPT_COUNT, 'n', NULL, true },
+	{ OPT_SECONDS, 't', NULL, true },
+	{ OPT_PARALLEL, 'j', NULL, true },
+	{ OPT_VCPUS, 0, "vcpus", true },
+	{ OPT_MEM, 0, "mem", true },
+	{ OPT_IRQFDS, 0, "irqfds", true },
+	{ OPT_RUN, 0, "run", false },
+	{ OPT_COMM, 0, "comm", true },
+	{ OPT_DEV, 0, "dev", true },
+	{ OPT_END, 0, "end", true },
+	{ OPT_TERM_DEFAULT, 0, "term-default", false },
+	{ OPT_TIMEOUT, 0, "timeout", true },
+	{ OPT_TOGETHER, 0, "together", false },
+	{ OPT_JSON, 0, "json", false },
+	{ OPT_HELP, 'h', "help", false },
+	{ 0, 0, NULL, false },
+};
+
+struct load_args {
+	struct load_opts o;
+	bool json;
+	bool help;
+};
+
+static int parse_end(const struct kc_opt_parser *p, enum load_end *end)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(end_names); i++)
+		if (!strcmp(p->value, end_names[i])) {
+			*end = (enum load_end)i;
+			return 0;
+		}
+	kc_usage_error(p->cmd, "invalid value '%s' for %s: expected exit, term, kill or close",
+		       p->value, p->name);
+	return -1;
+}
+
+static int parse_text(const struct kc_opt_parser *p, size_t max, const char **out)
+{
+	size_t len = strlen(p->value);
+
+	if (len && len <= max) {
+		*out = p->value;
+		return 0;
+	}
+	kc_usage_error(p->cmd, "invalid value '%s' for %s: expected 1 to %zu characters",
+		       p->value, p->name, max);
+	return -1;
+}
+
+/* One option; 0, or -1 after a usage error. */
+static int parse_one(struct kc_opt_parser *p, int id, struct load_args *a)
+{
+	struct load_opts *o = &a->o;
+	unsigned long v;
+
+	switch (id) {
+	case OPT_COUNT:
+		return kc_opt_ulong(p, 1, 1000000000, &o->count);
+	case OPT_SECONDS:
+		return kc_opt_ulong(p, 1, 604800, &o->seconds);
+	case OPT_PARALLEL:
+		return kc_opt_ulong(p, 1, 512, &o->parallel);
+	case OPT_TIMEOUT:
+		return kc_opt_ulong(p, 1, 3600, &o->timeout);
+	case OPT_VCPUS:
+		if (kc_opt_ulong(p, 1, 256, &v))
+			return -1;
+		o->vm.vcpus = (unsigned int)v;
+		return 0;
+	case OPT_MEM:
+		if (kc_opt_ulong(p, 1, 3072, &v))
+			return -1;
+		o->vm.mem_bytes = (size_t)v << 20;
+		return 0;
+	case OPT_IRQFDS:
+		if (kc_opt_ulong(p, 0, vm_arch_max_irqfds(), &v))
+			return -1;
+		o->vm.irqfds = (unsigned int)v;
+		return 0;
+	case OPT_COMM:
+		return parse_text(p, 15, &o->comm);	/* TASK_COMM_LEN - 1 */
+	case OPT_DEV:
+		return parse_text(p, 4095, &o->vm.dev);
+	case OPT_END:
+		return parse_end(p, &o->end);
+	case OPT_RUN:
+		o->vm.run = true;
+		return 0;
+	case OPT_TERM_DEFAULT:
+		o->term_default = true;
+		return 0;
+	case OPT_TOGETHER:
+		o->together = true;
+		return 0;
+	case OPT_JSON:
+		a->json = true;
+		return 0;
+	case OPT_HELP:
+		a->help = true;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int parse_args(int argc, char *argv[], struct load_args *a)
+{
+	struct kc_opt_parser p;
+	int id;
+
+	*a = (struct load_args){ .o = {
+		.parallel = 1, .timeout = 60, .end = LOAD_END_KILL,
+		.comm = "firecracker",
+		.vm = { .dev = "/dev/kvm", .vcpus = 2, .irqfds = 8,
+			.mem_bytes = (size_t)128 << 20 },
+	} };
+	kc_opt_init(&p, "load", argc, argv, 1);
+	while ((id = kc_opt_next(&p, options)) != KC_OPT_END)
+		if (id == KC_OPT_ERROR || parse_one(&p, id, a))
+			return KC_EXIT_USAGE;
+	if (a->help)
+		return KC_EXIT_OK;
+	if (p.index < argc)
+		return kc_usage_error("load", "unexpected argument '%s'", argv[p.index]);
+	if (a->o.count && a->o.seconds)
+		return kc_usage_error("load", "-n and -t cannot be used together");
+	if (a->o.term_default && a->o.end != LOAD_END_TERM)
+		return kc_usage_error("load", "--term-default needs --end term");
+	if (a->o.together && a->o.end != LOAD_END_KILL && a->o.end != LOAD_END_TERM)
+		return kc_usage_error("load", "--together needs --end kill or term");
+	if (!a->o.count && !a->o.seconds)
+		a->o.count = 10;
+	return KC_EXIT_OK;
+}
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static void print_latency_text(const char *name, struct kc_samples *s,
+			       const char *what)
+{
+	printf("%-9s ", name);
+	if (s->n)
+		printf("p50 %.3f ms, p99 %.3f ms, max %.3f ms", ms(kc_samples_pct(s, 50)),
+		       ms(kc_samples_pct(s, 99)), ms(s->v[s->n - 1]));
+	else
+		printf("no samples");
+	printf(" (%s)\n", what);
+}
+
+static void print_text(const struct load_opts *o, struct load_result *r)
+{
+	double wall = (double)r->wall_ns / 1e9;
+
+	printf("%-9s %lu started, %lu completed, %lu failed", "VMs:", r->started,
+	       r->completed, r->failed);
+	if (r->aborted || r->signal)
+		printf(", %lu aborted (interrupted by %s)", r->aborted,
+		       r->signal == SIGINT ? "SIGINT" : r->signal == SIGTERM ? "SIGTERM" :
+		       r->signal == SIGHUP ? "SIGHUP" : "a signal");
+	printf("\n");
+	if (o->together)
+		printf("%-9s %lu (every VM alive ended at once)\n", "waves:", r->waves);
+	print_latency_text("create:", &r->create, "fork to ready");
+	print_latency_text("teardown:", &r->teardown, teardown_labels[o->end]);
+	printf("%-9s %.1f VMs/s\n", "rate:", wall > 0 ? r->completed / wall : 0.0);
+	printf("%-9s %.3f s\n", "wall:", wall);
+}
+
+static void print_latency_json(const char *name, struct kc_samples *s)
+{
+	printf("\"%s\":{\"count\":%zu,", name, s->n);
+	if (s->n)
+		printf("\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f}", ms(kc_samples_pct(s, 50)),
+		       ms(kc_samples_pct(s, 99)), ms(s->v[s->n - 1]));
+	else
+		printf("\"p50\":null,\"p99\":null,\"max\":null}");
+}
+
+static void print_json(const struct load_opts *o, struct load_result *r)
+{
+	double wall = (double)r->wall_ns / 1e9;
+
+	printf("{\"version\":");
+	kc_json_string(stdout, KVMCHURN_VERSION);
+	printf(",\"arch\":\"%s\",\"comm\":", vm_arch_name);
+	kc_json_string(stdout, o->comm);
+	printf(",\"end\":\"%s\",\"term_default\":%s,\"vcpus\":%u,\"mem_mib\":%zu,"
+	       "\"irqfds\":%u,\"run\":%s,\"parallel\":%lu,\"together\":%s,",
+	       end_names[o->end], o->term_default ? "true" : "false", o->vm.vcpus,
+	       o->vm.mem_bytes >> 20, o->vm.irqfds, o->vm.run ? "true" : "false",
+	       o->parallel, o->together ? "true" : "false");
+	if (o->seconds)
+		printf("\"count\":null,\"seconds\":%lu,", o->seconds);
+	else
+		printf("\"count\":%lu,\"seconds\":null,", o->count);
+	printf("\"started\":%lu,\"completed\":%lu,\"failed\":%lu,\"aborted\":%lu,"
+	       "\"interrupted\":%s,", r->started, r->completed, r->failed, r->aborted,
+	       r->signal ? "true" : "false");
+	if (o->together)
+		printf("\"waves\":%lu,", r->waves);
+	else
+		printf("\"waves\":null,");
+	print_latency_json("create_ms", &r->create);
+	printf(",");
+	print_latency_json("teardown_ms", &r->teardown);
+	printf(",\"rate_per_s\":%.3f,\"wall_s\":%.3f}\n",
+	       wall > 0 ? r->completed / wall : 0.0, wall);
+}
+
+int cmd_load(int argc, char *argv[], const struct kc_global *g)
+{
+	struct load_args a;
+	struct load_result r;
+	int rc;
+
+	(void)g;
+	rc = parse_args(argc, argv, &a);
+	if (rc != KC_EXIT_OK)
+		return rc;
+	if (a.help) {
+		fputs(load_usage, stdout);
+		return KC_EXIT_OK;
+	}
+	rc = load_run(&a.o, &r);
+	if (rc != KC_EXIT_CANNOT_START) {
+		kc_samples_sort(&r.create);
+		kc_samples_sort(&r.teardown);
+		if (a.json)
+			print_json(&a.o, &r);
+		else
+			print_text(&a.o, &r);
+	}
+	kc_samples_free(&r.create);
+	kc_samples_free(&r.teardown);
+	return rc;
+}
