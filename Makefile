@@ -50,13 +50,13 @@ install: all install-client
 # The client, its man page and its bash completion (debian/rules uses it too).
 install-client: client
 	install -D -m 0755 userspace/kvmchurn $(DESTDIR)$(SBINDIR)/kvmchurn
-	install -D -m 0644 Documentation/kvmchurn.1 $(DESTDIR)$(MANDIR)/man1/kvmchurn.1
+	install -D -m 0644 Documentation/kvmchurn.8 $(DESTDIR)$(MANDIR)/man8/kvmchurn.8
 	install -D -m 0644 completion/kvmchurn.bash $(DESTDIR)$(BASHCOMPDIR)/kvmchurn
 
 uninstall:
 	rm -f $(wildcard $(DESTDIR)/lib/modules/$(KVER)/extra/kvmchurn.ko*)
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
-	rm -f $(DESTDIR)$(SBINDIR)/kvmchurn $(DESTDIR)$(MANDIR)/man1/kvmchurn.1 \
+	rm -f $(DESTDIR)$(SBINDIR)/kvmchurn $(DESTDIR)$(MANDIR)/man8/kvmchurn.8 \
 		$(DESTDIR)$(BASHCOMPDIR)/kvmchurn
 
 # DKMS. The module's sources as DKMS takes them, in /usr/src/kvmchurn-VERSION

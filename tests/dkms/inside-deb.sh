@@ -53,7 +53,7 @@ build() {
 	cmp -s <(dpkg-deb --fsys-tarfile "$dkms_deb" | tar -xOf - "./usr/src/kvmchurn-$ver/dkms.conf") \
 		/kvmchurn/src/dkms.conf && ok "its dkms.conf is the tree's" || nok "its dkms.conf is the tree's"
 	has "kvmchurn has /usr/sbin/kvmchurn" /tmp/client.list '^\./usr/sbin/kvmchurn$'
-	has "kvmchurn has the man page" /tmp/client.list '^\./usr/share/man/man1/kvmchurn\.1\.gz$'
+	has "kvmchurn has the man page" /tmp/client.list '^\./usr/share/man/man8/kvmchurn\.8\.gz$'
 	has "kvmchurn has the bash completion" /tmp/client.list '^\./usr/share/bash-completion/completions/kvmchurn$'
 	local dep
 	dep=$(dpkg-deb -f "$dkms_deb" Depends)
@@ -103,7 +103,7 @@ install() { # install CLIENT(0|1)
 	done
 	if ((with_client)); then
 		check "kvmchurn --version" sh -c "kvmchurn --version | grep -x 'kvmchurn $ver'"
-		check "man page installed" test -s /usr/share/man/man1/kvmchurn.1.gz
+		check "man page installed" test -s /usr/share/man/man8/kvmchurn.8.gz
 		check "bash completion loads" bash -c '. /usr/share/bash-completion/completions/kvmchurn && complete -p kvmchurn'
 	fi
 	# shellcheck disable=SC2086 # a list of names

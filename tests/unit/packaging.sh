@@ -41,6 +41,12 @@ products=$(make -s -C "$top" products | words)
 result "every product of build.mk's KC_PRODUCTS is in .gitignore" "$products" \
 	"$(grep -xF -f <(tr ' ' '\n' <<<"$products") "$top/.gitignore" | words)"
 
+# README's sample: each of its lines is one of `kvmchurn summary` on the fixture it names
+sample=$(awk '/^\$ kvmchurn summary$/ { on = 1; next } on && /^```$/ { exit } on && $0 != "..."' "$top/README.md")
+fixture=$(grep -o 'tests/fixtures/[a-z0-9_.-]*' "$top/README.md" | head -n1)
+result "README's sample is kvmchurn summary of $fixture" "$sample" \
+	"$(NO_COLOR=1 "$client" -d "$top/$fixture" summary | grep -xF -f <(printf '%s\n' "$sample"))"
+
 # the completion, loaded as bash-completion loads it
 # shellcheck source-path=SCRIPTDIR source=../../completion/kvmchurn.bash
 . "$top/completion/kvmchurn.bash"

@@ -737,26 +737,26 @@ done
 
 # ---- the manual page --------------------------------------------------------
 
-man1=$here/../../Documentation/kvmchurn.1
+man8=$here/../../Documentation/kvmchurn.8
 for cmd in $(sed -n 's/^  \([a-z]*\) .*/\1/p' "$expected/help.txt"); do
-	grep -Eq "^\.SS (.*[ ,])?$cmd([ ,]|$)" "$man1" || problems+=("no section for $cmd")
+	grep -Eq "^\.SS (.*[ ,])?$cmd([ ,]|$)" "$man8" || problems+=("no section for $cmd")
 done
 for code in $(sed -n 's/^  \([0-9][0-9]*\) .*/\1/p' "$expected/help.txt"); do
-	grep -A1 '^\.TP' "$man1" | grep -qx "\.B $code" || problems+=("exit status $code missing")
+	grep -A1 '^\.TP' "$man8" | grep -qx "\.B $code" || problems+=("exit status $code missing")
 done
 if [ -n "${KVMCHURN_VERSION:-}" ]; then
-	grep -q "^\.TH KVMCHURN 1 [0-9-]* \"kvmchurn $KVMCHURN_VERSION\"" "$man1" ||
+	grep -q "^\.TH KVMCHURN 8 [0-9-]* \"kvmchurn $KVMCHURN_VERSION\"" "$man8" ||
 		problems+=("the .TH line is not of version $KVMCHURN_VERSION")
 fi
 finish "man page: every command and exit status"
 
 if command -v man >/dev/null; then
-	MANWIDTH=80 man --warnings -l "$man1" >"$tmp/out" 2>"$tmp/err"
+	MANWIDTH=80 man --warnings -l "$man8" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	want_rc 0
 	want_same err empty
 	grep -q '^EXIT STATUS' "$tmp/out" || problems+=("man -l rendered no EXIT STATUS")
-	finish "man -l renders kvmchurn.1 without warnings"
+	finish "man -l renders kvmchurn.8 without warnings"
 else
 	echo "# man -l test skipped: man not found"
 fi
