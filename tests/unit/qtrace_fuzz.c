@@ -166,12 +166,12 @@ static void feed(const char *in, size_t len)
 	default:
 		break;
 	}
-	if (kc_asm_line(&as, nlines, line, len))
-		fail("kc_asm_line() failed (out of memory?)", line, len);
+	if (kc_mig_line(&as, nlines, line, len))
+		fail("kc_mig_line() failed (out of memory?)", line, len);
 	if (as.lines != as.events + as.other + as.skipped)
 		fail("the assembler's lines != events + other + skipped", line, len);
 	if (!below(5000))
-		kc_asm_idle(&as);
+		kc_mig_idle(&as);
 	free(line);
 }
 
@@ -379,7 +379,7 @@ int main(int argc, char *argv[])
 		return 64;
 	for (int i = 3; i < argc; i++)
 		read_lines(&t, argv[i]);
-	kc_asm_init(&as, done, NULL);
+	kc_mig_init(&as, done, NULL);
 
 	/* the real lines as they are: their migrations, whole */
 	what = "the real lines";
@@ -387,7 +387,7 @@ int main(int argc, char *argv[])
 		struct text one = { 0 };
 
 		read_lines(&one, argv[i]);
-		kc_asm_source(&as, argv[i]);
+		kc_mig_source(&as, argv[i]);
 		for (size_t l = 0; l < one.n; l++) {
 			feed(one.v[l], one.len[l]);
 			free(one.v[l]);
@@ -395,12 +395,12 @@ int main(int argc, char *argv[])
 		free(one.v);
 		free(one.len);
 	}
-	kc_asm_finish(&as);
+	kc_mig_finish(&as);
 	if (!ncomplete)
 		fail("no complete migration in the real lines", "", 0);
 
 	what = "(a) random lines";
-	kc_asm_source(&as, "random");
+	kc_mig_source(&as, "random");
 	for (unsigned long i = 0; i < iterations; i++) {
 		size_t n = random_line(buf);
 
@@ -408,7 +408,7 @@ int main(int argc, char *argv[])
 	}
 
 	what = "(b) mutated real lines";
-	kc_asm_source(&as, "mutated");
+	kc_mig_source(&as, "mutated");
 	per_line = iterations / 1000 < 8 ? 8 : iterations / 1000;
 	for (size_t l = 0; l < t.n; l++) {
 		/* the line itself first: a real event line is one */
@@ -422,11 +422,11 @@ int main(int argc, char *argv[])
 
 	what = "(c) prefixes of real lines";
 	for (size_t l = 0; l < t.n; l++) {
-		kc_asm_source(&as, "prefixes");
+		kc_mig_source(&as, "prefixes");
 		for (size_t n = 0; n <= t.len[l]; n++)
 			feed(t.v[l], n);
 	}
-	kc_asm_finish(&as);
+	kc_mig_finish(&as);
 	for (size_t l = 0; l < t.n; l++)
 		free(t.v[l]);
 	free(t.v);

@@ -8,6 +8,7 @@
  * newer QEMU still gives its segments.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,7 @@ void kc_migration_free(struct kc_migration *m)
 	free(m);
 }
 
-void kc_asm_init(struct kc_assembler *a, kc_migration_done done, void *ctx)
+void kc_mig_init(struct kc_assembler *a, kc_migration_done done, void *ctx)
 {
 	memset(a, 0, sizeof(*a));
 	a->done = done;
@@ -158,12 +159,18 @@ static void close_open(struct kc_assembler *a, struct kc_open *o)
 }
 
 /* Ends @o's migration as incomplete, saying why (printf-style). */
-static void give_up(struct kc_assembler *a, struct kc_open *o, const char *fmt,
-		    const char *arg)
+static void give_up(struct kc_assembler *a, struct kc_open *o, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void give_up(struct kc_assembler *a, struct kc_open *o, const char *fmt, ...)
 {
+	va_list ap;
+
 	if (!o->lingering) {
 		o->m->complete = false;
-		snprintf(o->m->why, sizeof(o->m->why), fmt, arg);
+		va_start(ap, fmt);
+		vsnprintf(o->m->why, sizeof(o->m->why), fmt, ap);
+		va_end(ap);
 	}
 	close_open(a, o);
 }
@@ -271,6 +278,54 @@ static const char *start_of(enum kc_side side)
 	return side == KC_SIDE_SRC ? "src-downtime-start" : "dst-precopy-loadvm-completed";
 }
 
+/*
+ * The open migration of @side that the checkpoint @d (NULL: one this table
+ * does not know) named @name continues; NULL when it begins a new one,
+ * after the open one was given up or closed.
+ */
+static struct kc_open *continued(struct kc_assembler *a, unsigned int stream, enum kc_side side,
+				 const struct cp_desc *d, const char *name)
+{
+	struct kc_open *o = find_open(a, stream, side);
+
+	if (!o)
+		return NULL;
+	if (o->lingering) {
+		close_open(a, o);
+		return NULL;
+	}
+	/* a destination's loads come before its first checkpoint */
+	if (d && d->rank == 0 && (side == KC_SIDE_SRC || o->m->ncps))
+		give_up(a, o, "a new migration began before %s", side == KC_SIDE_SRC ?
+			"src-downtime-end" : "dst-*-bh-vm-started");
+	else if (d && (d->rank <= o->m->rank ||
+		       (d->mode >= 0 && o->m->rank > 0 && (int)o->m->mode != d->mode)))
+		give_up(a, o, "the next checkpoint, %s, is out of order", name);
+	else if (o->m->ncps >= KC_MAX_CPS)
+		give_up(a, o, "more than %d checkpoints", KC_MAX_CPS);
+	else
+		return o;
+	return NULL;
+}
+
+/* @o's last checkpoint ended it: complete or not, closed or lingering. */
+static void ended(struct kc_assembler *a, struct kc_open *o, enum kc_side side)
+{
+	/* complete when it began with the side's first checkpoint, without a gap */
+	if (strcmp(o->m->cps[0].name, start_of(side)))
+		snprintf(o->m->why, sizeof(o->m->why), "no %s: the input begins after it",
+			 start_of(side));
+	else if (!o->m->gap)
+		o->m->complete = true;
+	/* else why names the checkpoint skipped */
+	/* a destination postcopy's RAM load comes after the VM started */
+	if (side == KC_SIDE_DST && o->m->mode == KC_MODE_POSTCOPY && !o->m->ram_iterable) {
+		o->lingering = true;
+		return;
+	}
+	close_open(a, o);
+}
+
 static int checkpoint(struct kc_assembler *a, unsigned int stream,
 		      const struct kc_qline *q, unsigned long lineno)
 {
@@ -278,31 +333,16 @@ static int checkpoint(struct kc_assembler *a, unsigned int stream,
 	enum kc_side side;
 	struct kc_open *o;
 
-	/* kc_asm_line() counted names of neither side (src-*, dst-*) as other events */
+	/* kc_mig_line() counted names of neither side (src-*, dst-*) as other events */
 	if (d)
 		side = d->side;
 	else
 		side = strncmp(q->name, "src-", 4) ? KC_SIDE_DST : KC_SIDE_SRC;
-	o = find_open(a, stream, side);
-	if (o && o->lingering) {
-		close_open(a, o);
-		o = NULL;
-	}
-	/* a destination's loads come before its first checkpoint */
-	if (o && d && d->rank == 0 && (side == KC_SIDE_SRC || o->m->ncps))
-		give_up(a, o, "a new migration began before %s", side == KC_SIDE_SRC ?
-			"src-downtime-end" : "dst-*-bh-vm-started");
-	else if (o && d && (d->rank <= o->m->rank ||
-			    (d->mode >= 0 && o->m->rank > 0 && (int)o->m->mode != d->mode)))
-		give_up(a, o, "the next checkpoint, %s, is out of order", q->name);
-	else if (o && o->m->ncps >= KC_MAX_CPS)
-		give_up(a, o, "more than %s checkpoints", "64");
-	else if (o)
-		goto add;
-	o = open_new(a, stream, side, q, lineno);
+	o = continued(a, stream, side, d, q->name);
+	if (!o)
+		o = open_new(a, stream, side, q, lineno);
 	if (!o)
 		return -1;
-add:
 	if (d && !o->m->gap) {
 		const char *skipped = cp_skipped(o->m, d);
 
@@ -319,21 +359,8 @@ add:
 		if (d->mode >= 0)
 			o->m->mode = (enum kc_mode)d->mode;
 	}
-	if (!d || !d->end)
-		return 0;
-	/* the end: complete when it began with the side's first checkpoint, without a gap */
-	if (strcmp(o->m->cps[0].name, start_of(side)))
-		snprintf(o->m->why, sizeof(o->m->why), "no %s: the input begins after it",
-			 start_of(side));
-	else if (!o->m->gap)
-		o->m->complete = true;
-	/* else why names the checkpoint skipped */
-	/* a destination postcopy's RAM load comes after the VM started */
-	if (side == KC_SIDE_DST && o->m->mode == KC_MODE_POSTCOPY && !o->m->ram_iterable) {
-		o->lingering = true;
-		return 0;
-	}
-	close_open(a, o);
+	if (d && d->end)
+		ended(a, o, side);
 	return 0;
 }
 
@@ -371,7 +398,7 @@ static int device(struct kc_assembler *a, unsigned int stream,
 		o = NULL;
 	}
 	if (o && o->m->ndevs >= KC_MAX_DEVS) {
-		give_up(a, o, "more than %s device lines", "65536");
+		give_up(a, o, "more than %d device lines", KC_MAX_DEVS);
 		o = NULL;
 	}
 	if (!o) {
@@ -385,13 +412,13 @@ static int device(struct kc_assembler *a, unsigned int stream,
 	return 0;
 }
 
-void kc_asm_source(struct kc_assembler *a, const char *source)
+void kc_mig_source(struct kc_assembler *a, const char *source)
 {
 	a->source = source;
 	a->source_no++;
 }
 
-int kc_asm_line(struct kc_assembler *a, unsigned long lineno, const char *line, size_t len)
+int kc_mig_line(struct kc_assembler *a, unsigned long lineno, const char *line, size_t len)
 {
 	struct kc_qline q;
 	unsigned int stream;
@@ -436,7 +463,7 @@ int kc_asm_line(struct kc_assembler *a, unsigned long lineno, const char *line, 
 	return device(a, stream, &q, lineno) ? -1 : 0;
 }
 
-void kc_asm_idle(struct kc_assembler *a)
+void kc_mig_idle(struct kc_assembler *a)
 {
 	for (size_t i = 0; i < a->nopen;) {
 		if (a->open[i].lingering)
@@ -446,7 +473,7 @@ void kc_asm_idle(struct kc_assembler *a)
 	}
 }
 
-void kc_asm_finish(struct kc_assembler *a)
+void kc_mig_finish(struct kc_assembler *a)
 {
 	while (a->nopen) {
 		struct kc_open *o = &a->open[0];

@@ -77,18 +77,18 @@ struct kc_assembler {
 	unsigned int source_no;
 };
 
-void kc_asm_init(struct kc_assembler *a, kc_migration_done done, void *ctx);
+void kc_mig_init(struct kc_assembler *a, kc_migration_done done, void *ctx);
 /* Lines of input @source (a name kept as given) follow, numbered from 1. */
-void kc_asm_source(struct kc_assembler *a, const char *source);
+void kc_mig_source(struct kc_assembler *a, const char *source);
 /* One line, without its newline. -1 and errno when out of memory. */
-int kc_asm_line(struct kc_assembler *a, unsigned long lineno, const char *line, size_t len);
+int kc_mig_line(struct kc_assembler *a, unsigned long lineno, const char *line, size_t len);
 /*
  * The input paused (--follow): a destination postcopy that waits for its RAM
  * load line is given up on and reported.
  */
-void kc_asm_idle(struct kc_assembler *a);
+void kc_mig_idle(struct kc_assembler *a);
 /* The end of every input: what is still open is reported, incomplete. */
-void kc_asm_finish(struct kc_assembler *a);
+void kc_mig_finish(struct kc_assembler *a);
 void kc_migration_free(struct kc_migration *m);
 
 /* "src" or "dst"; "precopy" or "postcopy" */
