@@ -10,7 +10,7 @@ KC_DKMS_CACHE=$KVMCHURN_CACHE/dkms
 # What every chroot has, besides minbase: dkms with what it needs to build and sign (gcc,
 # make, kmod, openssl), and what the package test builds with.
 KC_DKMS_BASE_PKGS="dkms make gcc libc6-dev kmod openssl xz-utils zstd ca-certificates"
-KC_DKMS_DEB_PKGS="build-essential dpkg-dev debhelper dh-dkms fakeroot"
+KC_DKMS_DEB_PKGS="build-essential dpkg-dev debhelper dh-dkms fakeroot python3"
 # The package test builds and installs on bookworm only (bullseye has no dh-dkms).
 kc_release_pkgs() { echo "$KC_DKMS_BASE_PKGS$([[ $1 == bookworm ]] && echo " $KC_DKMS_DEB_PKGS")"; }
 

@@ -85,7 +85,7 @@ want_eq() {	# WHAT EXPECTED GOT
 	[[ $2 == "$3" ]] || problems+=("$1: $3, expected $2")
 }
 
-python=$(command -v python3 || true)
+python=$(command -v python3) || { echo "downtime.sh: python3 is needed to parse the JSON outputs: apt-get install python3" >&2; exit 2; }
 # prom_ok FILE: Prometheus' text format (promtool, else promcheck.py as reading.sh does)
 prom_ok() {
 	if command -v promtool >/dev/null; then
@@ -195,9 +195,7 @@ for dir in "$fixtures"/*/; do
 		want_rc 0
 		want_same err empty
 		want_same out "$expected/$id.json"
-		if [[ -n $python ]]; then
-			"$python" -m json.tool <"$tmp/out" >/dev/null 2>&1 || problems+=("stdout is not JSON")
-		fi
+		"$python" -m json.tool <"$tmp/out" >/dev/null 2>&1 || problems+=("stdout is not JSON")
 		finish "$id: --json"
 	elif [[ -f $expected/$id.err ]]; then
 		# no downtime event at all (QEMU 7.2, or no log)

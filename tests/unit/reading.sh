@@ -46,9 +46,8 @@ golden() {
 	finish "$id: $name"
 }
 
-# json_ok: stdout parses as JSON (when python3 is here).
+# json_ok: stdout parses as JSON, by Python's own parser.
 json_ok() {
-	[ -n "$python" ] || return 0
 	"$python" -m json.tool <"$tmp/out" >/dev/null 2>&1 ||
 		problems+=("stdout is not JSON:" "$(head -c 300 "$tmp/out")")
 }
@@ -58,14 +57,14 @@ prom_ok() {
 	if command -v promtool >/dev/null; then
 		promtool check metrics <"$1" >"$tmp/prom" 2>&1 ||
 			problems+=("promtool check metrics:" "$(head -c 600 "$tmp/prom")")
-	elif [ -n "$python" ]; then
+	else
 		"$python" "$here/promcheck.py" "$1" >"$tmp/prom" 2>&1 ||
 			problems+=("not Prometheus' text format:" "$(head -c 600 "$tmp/prom")")
 	fi
 }
 
-python=$(command -v python3 || true)
-[ -n "$python" ] || echo "# python3 not found: JSON and Prometheus outputs are not parsed"
+# the parser of every JSON and Prometheus output: a real one, or no verdict
+python=$(command -v python3) || { echo "reading.sh: python3 is needed to parse the JSON outputs: apt-get install python3" >&2; exit 2; }
 
 # ---- every reading command against each capture ----------------------------
 
@@ -110,20 +109,26 @@ for dir in "$fixtures"/*-kill; do
 	awk -F '\t' '$1 == "hist" { print $2, $3 }' "$dir/raw" >"$tmp/raw-counts"
 	awk -F '\t' '$1 == "metric" { print $2, $3 }' "$tmp/out" >"$tmp/dump-counts"
 	cmp -s "$tmp/raw-counts" "$tmp/dump-counts" || problems+=("dump's counts are not the raw file's")
-	if [ -n "$python" ]; then
-		"$client" -d "$dir" show --json | "$python" -c '
+	"$client" -d "$dir" show --json | "$python" -c '
 import json, sys
 for m in json.load(sys.stdin)["metrics"]:
     print(m["name"], sum(b["count"] for b in m["buckets"]))' >"$tmp/bucket-counts"
-		cmp -s "$tmp/raw-counts" "$tmp/bucket-counts" ||
-			problems+=("show's buckets do not add up to the counts" "$(diff "$tmp/raw-counts" "$tmp/bucket-counts")")
-	fi
+	cmp -s "$tmp/raw-counts" "$tmp/bucket-counts" ||
+		problems+=("show's buckets do not add up to the counts" "$(diff "$tmp/raw-counts" "$tmp/bucket-counts")")
 	finish "$id: dump's counters and counts are the module's"
 
 	run -d "$dir" filter
 	want_rc 0
 	want_same out "$dir/filter"
 	finish "$id: filter is the module's filter"
+
+	for args in "show --json" "show --fine --json" "show --unit ms --json" "summary --json" \
+		"check --json" "probes --json" "dump --json" "filter --json"; do
+		# shellcheck disable=SC2086 # the command and its options
+		run -d "$dir" $args
+		json_ok
+	done
+	finish "$id: every --json parses as JSON"
 
 	golden "$id" show show
 	golden "$id" show-fine show --fine

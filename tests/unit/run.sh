@@ -205,10 +205,8 @@ fake_tests() {
 	want_grep out '"started":6,"completed":6,"failed":0,"aborted":0,"interrupted":false,"waves":null,'
 	want_grep out '"create_ms":\{"count":6,"p50":[0-9.]+,"p99":[0-9.]+,"max":[0-9.]+\},'
 	want_grep out '"teardown_ms":\{"count":6,"p50":[0-9.]+,"p99":[0-9.]+,"max":[0-9.]+\},"rate_per_s":[0-9.]+,"wall_s":[0-9.]+\}$'
-	if command -v python3 >/dev/null; then
-		python3 -c 'import json, sys; json.load(sys.stdin)' <"$tmp/out" 2>/dev/null ||
-			problems+=("stdout is not valid JSON")
-	fi
+	python3 -c 'import json, sys; json.load(sys.stdin)' <"$tmp/out" 2>/dev/null ||
+		problems+=("stdout is not valid JSON")
 	want_no_process "$comm"
 	finish fake-json
 

@@ -132,20 +132,27 @@ static bool warns(const struct check *c)
 static void print_json(const struct kc_snap *s)
 {
 	struct check c[NR_CHECKS];
+	struct kc_json j;
 
 	compute(s, c);
-	printf("{\"status\":\"%s\",\"checks\":[", warns(c) ? "warn" : "ok");
+	kc_json_init(&j, stdout);
+	kc_json_object(&j, NULL);
+	kc_json_str(&j, "status", warns(c) ? "warn" : "ok");
+	kc_json_array(&j, "checks");
 	for (int i = 0; i < NR_CHECKS; i++) {
-		printf("%s{\"check\":", i ? "," : "");
-		kc_json_string(stdout, c[i].name);
-		printf(",\"verdict\":\"%s\",\"text\":", verdicts[c[i].verdict]);
-		kc_json_string(stdout, c[i].detail);
-		printf(",\"values\":{");
+		kc_json_object(&j, NULL);
+		kc_json_str(&j, "check", c[i].name);
+		kc_json_str(&j, "verdict", verdicts[c[i].verdict]);
+		kc_json_str(&j, "text", c[i].detail);
+		kc_json_object(&j, "values");
 		for (int k = 0; k < 3 && c[i].keys[k]; k++)
-			printf("%s\"%s\":%llu", k ? "," : "", c[i].keys[k], c[i].values[k]);
-		printf("}}");
+			kc_json_uint(&j, c[i].keys[k], c[i].values[k]);
+		kc_json_end(&j);
+		kc_json_end(&j);
 	}
-	printf("]}\n");
+	kc_json_end(&j);
+	kc_json_end(&j);
+	putchar('\n');
 }
 
 static int status(const struct kc_snap *s)

@@ -191,79 +191,81 @@ static void print_text(const struct diff *d)
 			    release_minus_destroy);
 }
 
-static void json_change(const char *key, double a, double b, bool have)
+static void json_change(struct kc_json *j, const char *key, double a, double b, bool have)
 {
 	double pct;
 
-	printf("\"%s\":", key);
 	if (change(a, b, have, &pct))
-		printf("%.1f", pct);
+		kc_json_double(j, key, "%.1f", pct);
 	else
-		printf("null");
+		kc_json_null(j, key);
 }
 
-static void json_side(const struct side *s)
+static void json_side(struct kc_json *j, const char *key, const struct side *s)
 {
-	printf("{\"count\":%llu,", s->count);
-	kc_json_u64(stdout, "avg", s->avg, s->count);
-	putchar(',');
-	kc_json_u64(stdout, "p50", s->p50, s->count);
-	putchar(',');
-	kc_json_u64(stdout, "p99", s->p99, s->count);
-	putchar('}');
+	kc_json_object(j, key);
+	kc_json_uint(j, "count", s->count);
+	kc_json_uint_or_null(j, "avg", s->avg, s->count);
+	kc_json_uint_or_null(j, "p50", s->p50, s->count);
+	kc_json_uint_or_null(j, "p99", s->p99, s->count);
+	kc_json_end(j);
 }
 
-static void json_estimate(const struct diff *d, const char *key,
+static void json_estimate(struct kc_json *j, const struct diff *d, const char *key,
 			  struct estimate (*get)(const struct diff *, int))
 {
 	struct estimate e[2] = { get(d, 0), get(d, 1) };
+	static const char *const sides[] = { "a", "b" };
 
-	printf(",\"%s\":{", key);
+	kc_json_object(j, key);
 	for (int i = 0; i < 2; i++) {
-		printf("\"%c\":{\"total\":", 'a' + i);
+		kc_json_object(j, sides[i]);
 		if (e[i].have)
-			printf("%.0f", e[i].total);
+			kc_json_double(j, "total", "%.0f", e[i].total);
 		else
-			printf("null");
-		printf(",\"per_vm\":");
+			kc_json_null(j, "total");
 		if (e[i].have_per_vm)
-			printf("%.1f", e[i].per_vm);
+			kc_json_double(j, "per_vm", "%.1f", e[i].per_vm);
 		else
-			printf("null");
-		printf(",\"vms\":%llu},", e[i].vms);
+			kc_json_null(j, "per_vm");
+		kc_json_uint(j, "vms", e[i].vms);
+		kc_json_end(j);
 	}
-	json_change("change_pct", e[0].per_vm, e[1].per_vm,
+	json_change(j, "change_pct", e[0].per_vm, e[1].per_vm,
 		    e[0].have_per_vm && e[1].have_per_vm);
-	putchar('}');
+	kc_json_end(j);
 }
 
 static void print_json(const struct diff *d)
 {
-	printf("{\"unit\":\"%s\",\"a\":", d->unit);
-	kc_json_string(stdout, d->path[0]);
-	printf(",\"b\":");
-	kc_json_string(stdout, d->path[1]);
-	printf(",\"metrics\":[");
+	struct kc_json j;
+
+	kc_json_init(&j, stdout);
+	kc_json_object(&j, NULL);
+	kc_json_str(&j, "unit", d->unit);
+	kc_json_str(&j, "a", d->path[0]);
+	kc_json_str(&j, "b", d->path[1]);
+	kc_json_array(&j, "metrics");
 	for (unsigned int m = 0; m < KC_NR_METRICS; m++) {
 		struct side a = side_of(d, 0, m), b = side_of(d, 1, m);
 		bool have = a.count && b.count;
 
-		printf("%s{\"name\":\"%s\",\"a\":", m ? "," : "", kc_metric_name(m));
-		json_side(&a);
-		printf(",\"b\":");
-		json_side(&b);
-		printf(",\"change_pct\":{");
-		json_change("avg", (double)a.avg, (double)b.avg, have);
-		putchar(',');
-		json_change("p50", (double)a.p50, (double)b.p50, have);
-		putchar(',');
-		json_change("p99", (double)a.p99, (double)b.p99, have);
-		printf("}}");
+		kc_json_object(&j, NULL);
+		kc_json_str(&j, "name", kc_metric_name(m));
+		json_side(&j, "a", &a);
+		json_side(&j, "b", &b);
+		kc_json_object(&j, "change_pct");
+		json_change(&j, "avg", (double)a.avg, (double)b.avg, have);
+		json_change(&j, "p50", (double)a.p50, (double)b.p50, have);
+		json_change(&j, "p99", (double)a.p99, (double)b.p99, have);
+		kc_json_end(&j);
+		kc_json_end(&j);
 	}
-	putchar(']');
-	json_estimate(d, "irqbypass", irqbypass);
-	json_estimate(d, "release_minus_destroy", release_minus_destroy);
-	printf("}\n");
+	kc_json_end(&j);
+	json_estimate(&j, d, "irqbypass", irqbypass);
+	json_estimate(&j, d, "release_minus_destroy", release_minus_destroy);
+	kc_json_end(&j);
+	putchar('\n');
 }
 
 int cmd_diff(int argc, char *argv[], const struct kc_global *g)

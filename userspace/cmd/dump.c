@@ -48,12 +48,17 @@ static void print_text(const struct kc_snap *s)
 
 static void print_json(const struct kc_snap *s)
 {
-	putchar('{');
-	kc_json_metrics(s);
-	printf(",\"counters\":{");
+	struct kc_json j;
+
+	kc_json_init(&j, stdout);
+	kc_json_object(&j, NULL);
+	kc_json_metrics(&j, s);
+	kc_json_object(&j, "counters");
 	for (unsigned int c = 0; c < KC_NR_COUNTERS; c++)
-		printf("%s\"%s\":%llu", c ? "," : "", kc_counter_name(c), s->counter[c]);
-	printf("}}\n");
+		kc_json_uint(&j, kc_counter_name(c), s->counter[c]);
+	kc_json_end(&j);
+	kc_json_end(&j);
+	putchar('\n');
 }
 
 static const struct kc_view view = { print_text, print_json, NULL };

@@ -40,18 +40,22 @@ static void print_text(const struct kc_snap *s)
 static void print_json(const struct kc_snap *s)
 {
 	const char *name = s->filter, *end;
+	struct kc_json j;
 
-	printf("{\"filter\":[");
-	for (int n = 0; *name; name = end, n++) {
+	kc_json_init(&j, stdout);
+	kc_json_object(&j, NULL);
+	kc_json_array(&j, "filter");
+	for (; *name; name = end) {
 		char one[sizeof(s->filter)];
 
 		end = name + strcspn(name, " ");
 		snprintf(one, sizeof(one), "%.*s", (int)(end - name), name);
-		printf("%s", n ? "," : "");
-		kc_json_string(stdout, one);
+		kc_json_str(&j, NULL, one);
 		end += strspn(end, " ");
 	}
-	printf("]}\n");
+	kc_json_end(&j);
+	kc_json_end(&j);
+	putchar('\n');
 }
 
 static const struct kc_view view = { print_text, print_json, status };

@@ -56,27 +56,36 @@ static void print_text(const struct kc_snap *s)
 
 static void print_json(const struct kc_snap *s)
 {
-	printf("{\"probes\":[");
+	struct kc_json j;
+
+	kc_json_init(&j, stdout);
+	kc_json_object(&j, NULL);
+	kc_json_array(&j, "probes");
 	for (size_t i = 0; i < s->nprobes; i++) {
 		const struct kc_probe *p = &s->probes[i];
 
-		printf("%s{\"metric\":", i ? "," : "");
-		kc_json_string(stdout, p->metric);
-		printf(",\"kind\":");
-		kc_json_string(stdout, p->kind);
-		printf(",\"symbol\":");
-		kc_json_string(stdout, p->symbol);
-		printf(",\"state\":");
-		kc_json_string(stdout, p->state);
-		printf(",\"hits\":%llu,\"missed\":%llu}", p->hits, p->missed);
+		kc_json_object(&j, NULL);
+		kc_json_str(&j, "metric", p->metric);
+		kc_json_str(&j, "kind", p->kind);
+		kc_json_str(&j, "symbol", p->symbol);
+		kc_json_str(&j, "state", p->state);
+		kc_json_uint(&j, "hits", p->hits);
+		kc_json_uint(&j, "missed", p->missed);
+		kc_json_end(&j);
 	}
-	printf("],\"pairs\":");
-	if (s->has_pairs)
-		printf("{\"capacity\":%llu,\"in_use\":%llu,\"dropped\":%llu,\"aged_out\":%llu}",
-		       s->pairs_capacity, s->pairs_used, s->pairs_dropped, s->pairs_aged);
-	else
-		printf("null");
-	printf("}\n");
+	kc_json_end(&j);
+	if (s->has_pairs) {
+		kc_json_object(&j, "pairs");
+		kc_json_uint(&j, "capacity", s->pairs_capacity);
+		kc_json_uint(&j, "in_use", s->pairs_used);
+		kc_json_uint(&j, "dropped", s->pairs_dropped);
+		kc_json_uint(&j, "aged_out", s->pairs_aged);
+		kc_json_end(&j);
+	} else {
+		kc_json_null(&j, "pairs");
+	}
+	kc_json_end(&j);
+	putchar('\n');
 }
 
 static const struct kc_view view = { print_text, print_json, NULL };

@@ -261,15 +261,18 @@ static void print_bpftrace(const struct show *sh)
 	}
 }
 
-static void json_bucket(const char *label, __u64 min, __u64 max, __u64 count,
-			bool first)
+static void json_bucket(struct kc_json *js, const char *label, __u64 min, __u64 max,
+			__u64 count)
 {
-	printf("%s{\"min\":%llu,\"max\":%llu,\"label\":", first ? "" : ",", min, max);
-	kc_json_string(stdout, label);
-	printf(",\"count\":%llu}", count);
+	kc_json_object(js, NULL);
+	kc_json_uint(js, "min", min);
+	kc_json_uint(js, "max", max);
+	kc_json_str(js, "label", label);
+	kc_json_uint(js, "count", count);
+	kc_json_end(js);
 }
 
-static void json_buckets(const struct show *sh, const __u64 *slots)
+static void json_buckets(struct kc_json *js, const struct show *sh, const __u64 *slots)
 {
 	char label[48];
 	unsigned int lo, hi, j;
@@ -280,9 +283,8 @@ static void json_buckets(const struct show *sh, const __u64 *slots)
 			return;
 		for (j = lo; j <= hi; j++) {
 			slot_label(label, sizeof(label), j);
-			json_bucket(label, kc_slot_lo(j),
-				    j + 1 < KC_NR_SLOTS ? kc_slot_end(j) - 1 : ~0ULL,
-				    slots[j], j == lo);
+			json_bucket(js, label, kc_slot_lo(j),
+				    j + 1 < KC_NR_SLOTS ? kc_slot_end(j) - 1 : ~0ULL, slots[j]);
 		}
 		return;
 	}
@@ -298,34 +300,51 @@ static void json_buckets(const struct show *sh, const __u64 *slots)
 		__u64 top = j < 2 ? j : j == 64 ? ~0ULL : (1ULL << j) - 1;
 
 		kc_plain_label(label, sizeof(label), j);
-		json_bucket(label, min, top, kc_plain_count(slots, j), j == lo);
+		json_bucket(js, label, min, top, kc_plain_count(slots, j));
 	}
 }
 
 static void print_json(const struct show *sh)
 {
-	printf("{\"unit\":\"%s\",\"fine\":%s,\"metrics\":[", sh->unit,
-	       sh->fine ? "true" : "false");
+	char map[64];
+	struct kc_json js;
+
+	kc_json_init(&js, stdout);
+	kc_json_object(&js, NULL);
+	kc_json_str(&js, "unit", sh->unit);
+	kc_json_bool(&js, "fine", sh->fine);
+	kc_json_array(&js, "metrics");
 	for (int i = 0; i < sh->nmetrics; i++) {
 		unsigned int m = (unsigned int)sh->metrics[i];
 		__u64 count = 0;
 
 		for (unsigned int s = 0; s < KC_NR_SLOTS; s++)
 			count += sh->slots[m][s];
-		printf("%s{\"name\":\"%s\",\"map\":\"@%s_%s\",\"group\":\"%s\",\"count\":%llu,\"note\":",
-		       i ? "," : "", kc_metric_name(m), sh->unit, kc_metric_seed(m),
-		       kc_group_id(kc_metric_desc(m)->group), count);
-		kc_json_string(stdout, kc_snap_note(&sh->snap, m));
-		printf(",\"buckets\":[");
-		json_buckets(sh, sh->slots[m]);
-		printf("]}");
+		snprintf(map, sizeof(map), "@%s_%s", sh->unit, kc_metric_seed(m));
+		kc_json_object(&js, NULL);
+		kc_json_str(&js, "name", kc_metric_name(m));
+		kc_json_str(&js, "map", map);
+		kc_json_str(&js, "group", kc_group_id(kc_metric_desc(m)->group));
+		kc_json_uint(&js, "count", count);
+		kc_json_str(&js, "note", kc_snap_note(&sh->snap, m));
+		kc_json_array(&js, "buckets");
+		json_buckets(&js, sh, sh->slots[m]);
+		kc_json_end(&js);
+		kc_json_end(&js);
 	}
-	printf("],\"counters\":[");
-	for (unsigned int c = 0; c < KC_NR_COUNTERS; c++)
-		printf("%s{\"name\":\"%s\",\"map\":\"@n_%s\",\"value\":%llu}",
-		       c ? "," : "", kc_counter_name(c), kc_counter_seed(c),
-		       sh->snap.counter[c]);
-	printf("]}\n");
+	kc_json_end(&js);
+	kc_json_array(&js, "counters");
+	for (unsigned int c = 0; c < KC_NR_COUNTERS; c++) {
+		snprintf(map, sizeof(map), "@n_%s", kc_counter_seed(c));
+		kc_json_object(&js, NULL);
+		kc_json_str(&js, "name", kc_counter_name(c));
+		kc_json_str(&js, "map", map);
+		kc_json_uint(&js, "value", sh->snap.counter[c]);
+		kc_json_end(&js);
+	}
+	kc_json_end(&js);
+	kc_json_end(&js);
+	putchar('\n');
 }
 
 static int parse_args(int argc, char *argv[], struct show *sh)

@@ -60,9 +60,13 @@ static void print_text(const struct kc_snap *s)
 
 static void print_json(const struct kc_snap *s)
 {
-	putchar('{');
-	kc_json_metrics(s);
-	printf("}\n");
+	struct kc_json j;
+
+	kc_json_init(&j, stdout);
+	kc_json_object(&j, NULL);
+	kc_json_metrics(&j, s);
+	kc_json_end(&j);
+	putchar('\n');
 }
 
 static const struct kc_view view = { print_text, print_json, NULL };

@@ -106,19 +106,29 @@ static void print_text(const struct kc_snap *d, const struct interval *iv)
 
 static void print_json(const struct kc_snap *d, const struct interval *iv)
 {
-	printf("{\"interval\":%lu,\"seconds\":%.3f,\"reset\":%s,\"unit\":\"%s\",\"metrics\":[",
-	       iv->n, iv->seconds, iv->reset ? "true" : "false", d->unit);
+	struct kc_json j;
+
+	kc_json_init(&j, stdout);
+	kc_json_object(&j, NULL);
+	kc_json_uint(&j, "interval", iv->n);
+	kc_json_double(&j, "seconds", "%.3f", iv->seconds);
+	kc_json_bool(&j, "reset", iv->reset);
+	kc_json_str(&j, "unit", d->unit);
+	kc_json_array(&j, "metrics");
 	for (unsigned int m = 0; m < KC_NR_METRICS; m++) {
 		const struct kc_hist *h = &d->hist[m];
 
-		printf("%s{\"name\":\"%s\",\"count\":%llu,\"rate_per_s\":%.3f,", m ? "," : "",
-		       kc_metric_name(m), h->count, (double)h->count / iv->seconds);
-		kc_json_u64(stdout, "p50", kc_hist_pct(h, 500), h->count);
-		putchar(',');
-		kc_json_u64(stdout, "p99", kc_hist_pct(h, 990), h->count);
-		putchar('}');
+		kc_json_object(&j, NULL);
+		kc_json_str(&j, "name", kc_metric_name(m));
+		kc_json_uint(&j, "count", h->count);
+		kc_json_double(&j, "rate_per_s", "%.3f", (double)h->count / iv->seconds);
+		kc_json_uint_or_null(&j, "p50", kc_hist_pct(h, 500), h->count);
+		kc_json_uint_or_null(&j, "p99", kc_hist_pct(h, 990), h->count);
+		kc_json_end(&j);
 	}
-	printf("]}\n");
+	kc_json_end(&j);
+	kc_json_end(&j);
+	putchar('\n');
 }
 
 struct watch {

@@ -169,7 +169,11 @@ static void done(struct kc_migration *m, void *ctx)
 		return;
 	}
 	if (dt->json) {
-		kc_dt_json_migration(m);
+		struct kc_json j;
+
+		/* one object a line */
+		kc_json_init(&j, stdout);
+		kc_dt_json_migration(&j, m);
 		putchar('\n');
 	} else {
 		kc_dt_print_migration(m);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "lib/json.h"
 #include "lib/snap.h"
 #include "migration.h"
 
@@ -65,7 +66,7 @@ int kc_dt_follow(struct downtime *dt, const char *path);
 
 /* render.c */
 void kc_dt_print_migration(const struct kc_migration *m);
-void kc_dt_json_migration(const struct kc_migration *m);	/* no newline */
+void kc_dt_json_migration(struct kc_json *j, const struct kc_migration *m);
 void kc_dt_print_summary(const struct downtime *dt);
 void kc_dt_print_json(const struct downtime *dt);
 void kc_dt_write_prom(FILE *f, const void *dt);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "downtime.h"
+#include "lib/json.h"
 #include "lib/prom.h"
 #include "lib/view.h"
 
@@ -70,6 +71,7 @@ void kc_dt_print_migration(const struct kc_migration *m)
 }
 
 static const unsigned int permille[] = { 500, 900, 990 };
+static const char *const permille_names[] = { "p50", "p90", "p99" };
 
 static void print_table(const char *title, const struct aggs *s)
 {
@@ -132,98 +134,111 @@ void kc_dt_print_summary(const struct downtime *dt)
 
 /* ---- JSON ---- */
 
-void kc_dt_json_migration(const struct kc_migration *m)
+static void json_checkpoints(struct kc_json *j, const struct kc_migration *m)
 {
-	int64_t total;
-
-	printf("{\"seq\":%u,\"side\":\"%s\",\"mode\":\"%s\",\"complete\":%s,\"why\":",
-	       m->seq, kc_side_name(m->side), kc_mode_name(m->mode),
-	       m->complete ? "true" : "false");
-	if (m->complete)
-		printf("null");
-	else
-		kc_json_string(stdout, m->why);
-	printf(",\"source\":");
-	kc_json_string(stdout, m->source);
-	printf(",\"first_line\":%lu,\"last_line\":%lu,\"thread\":", m->first_line, m->last_line);
-	if (m->has_tid)
-		printf("%ld", m->tid);
-	else
-		printf("null");
-	printf(",\"total_us\":");
-	if (kc_migration_total(m, &total))
-		printf("%lld", (long long)total);
-	else
-		printf("null");
-	printf(",\"checkpoints\":[");
+	kc_json_array(j, "checkpoints");
 	for (size_t i = 0; i < m->ncps; i++) {
-		printf("%s{\"name\":", i ? "," : "");
-		kc_json_string(stdout, m->cps[i].name);
-		printf(",\"time_us\":");
+		kc_json_object(j, NULL);
+		kc_json_str(j, "name", m->cps[i].name);
 		if (m->cps[i].has_time)
-			printf("%lld", (long long)m->cps[i].time_us);
+			kc_json_int(j, "time_us", m->cps[i].time_us);
 		else
-			printf("null");
-		putchar('}');
+			kc_json_null(j, "time_us");
+		kc_json_end(j);
 	}
-	printf("],\"segments\":[");
+	kc_json_end(j);
+	kc_json_array(j, "segments");
 	for (size_t i = 1; i < m->ncps; i++) {
 		const struct kc_checkpoint *a = &m->cps[i - 1], *b = &m->cps[i];
 
-		printf("%s{\"from\":", i > 1 ? "," : "");
-		kc_json_string(stdout, a->name);
-		printf(",\"to\":");
-		kc_json_string(stdout, b->name);
-		printf(",\"us\":");
+		kc_json_object(j, NULL);
+		kc_json_str(j, "from", a->name);
+		kc_json_str(j, "to", b->name);
 		if (a->has_time && b->has_time)
-			printf("%lld", (long long)(b->time_us - a->time_us));
+			kc_json_int(j, "us", b->time_us - a->time_us);
 		else
-			printf("null");
-		putchar('}');
+			kc_json_null(j, "us");
+		kc_json_end(j);
 	}
-	printf("],\"devices\":[");
+	kc_json_end(j);
+}
+
+void kc_dt_json_migration(struct kc_json *j, const struct kc_migration *m)
+{
+	int64_t total;
+
+	kc_json_object(j, NULL);
+	kc_json_uint(j, "seq", m->seq);
+	kc_json_str(j, "side", kc_side_name(m->side));
+	kc_json_str(j, "mode", kc_mode_name(m->mode));
+	kc_json_bool(j, "complete", m->complete);
+	kc_json_str(j, "why", m->complete ? NULL : m->why);
+	kc_json_str(j, "source", m->source);
+	kc_json_uint(j, "first_line", m->first_line);
+	kc_json_uint(j, "last_line", m->last_line);
+	if (m->has_tid)
+		kc_json_int(j, "thread", m->tid);
+	else
+		kc_json_null(j, "thread");
+	if (kc_migration_total(m, &total))
+		kc_json_int(j, "total_us", total);
+	else
+		kc_json_null(j, "total_us");
+	json_checkpoints(j, m);
+	kc_json_array(j, "devices");
 	for (size_t i = 0; i < m->ndevs; i++) {
 		const struct kc_device *d = &m->devs[i];
 
-		printf("%s{\"idstr\":", i ? "," : "");
-		kc_json_string(stdout, d->idstr);
-		printf(",\"instance_id\":%lu,\"type\":\"%s\",\"op\":\"%s\",\"us\":%llu}",
-		       d->instance_id, d->iterable ? "iterable" : "non-iterable",
-		       d->save ? "save" : "load", (unsigned long long)d->us);
+		kc_json_object(j, NULL);
+		kc_json_str(j, "idstr", d->idstr);
+		kc_json_uint(j, "instance_id", d->instance_id);
+		kc_json_str(j, "type", d->iterable ? "iterable" : "non-iterable");
+		kc_json_str(j, "op", d->save ? "save" : "load");
+		kc_json_uint(j, "us", d->us);
+		kc_json_end(j);
 	}
-	printf("]}");
+	kc_json_end(j);
+	kc_json_end(j);
 }
 
-static void json_aggs(const char *key, const struct aggs *s)
+static void json_aggs(struct kc_json *j, const char *key, const struct aggs *s)
 {
-	printf("\"%s\":{", key);
+	kc_json_object(j, key);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct kc_hist *h = &s->v[i].h;
 
-		if (i)
-			putchar(',');
-		kc_json_string(stdout, s->v[i].name);
-		printf(":{\"count\":%llu,\"sum\":%llu,\"avg\":%llu,\"p50\":%llu,\"p90\":%llu,"
-		       "\"p99\":%llu,\"max\":%llu}", h->count, h->sum, kc_hist_avg(h),
-		       kc_hist_pct(h, 500), kc_hist_pct(h, 900), kc_hist_pct(h, 990), h->max);
+		kc_json_object(j, s->v[i].name);
+		kc_json_uint(j, "count", h->count);
+		kc_json_uint(j, "sum", h->sum);
+		kc_json_uint(j, "avg", kc_hist_avg(h));
+		for (size_t k = 0; k < ARRAY_SIZE(permille); k++)
+			kc_json_uint(j, permille_names[k], kc_hist_pct(h, permille[k]));
+		kc_json_uint(j, "max", h->max);
+		kc_json_end(j);
 	}
-	putchar('}');
+	kc_json_end(j);
 }
 
 void kc_dt_print_json(const struct downtime *dt)
 {
-	printf("{\"migrations\":[");
-	for (size_t i = 0; i < dt->nmigs; i++) {
-		if (i)
-			putchar(',');
-		kc_dt_json_migration(dt->migs[i]);
-	}
-	printf("],");
-	json_aggs("segments", &dt->segs);
-	putchar(',');
-	json_aggs("devices", &dt->devs);
-	printf(",\"lines\":{\"read\":%lu,\"downtime_events\":%lu,\"other_events\":%lu,"
-	       "\"skipped\":%lu}}\n", dt->a.lines, dt->a.events, dt->a.other, dt->a.skipped);
+	struct kc_json j;
+
+	kc_json_init(&j, stdout);
+	kc_json_object(&j, NULL);
+	kc_json_array(&j, "migrations");
+	for (size_t i = 0; i < dt->nmigs; i++)
+		kc_dt_json_migration(&j, dt->migs[i]);
+	kc_json_end(&j);
+	json_aggs(&j, "segments", &dt->segs);
+	json_aggs(&j, "devices", &dt->devs);
+	kc_json_object(&j, "lines");
+	kc_json_uint(&j, "read", dt->a.lines);
+	kc_json_uint(&j, "downtime_events", dt->a.events);
+	kc_json_uint(&j, "other_events", dt->a.other);
+	kc_json_uint(&j, "skipped", dt->a.skipped);
+	kc_json_end(&j);
+	kc_json_end(&j);
+	putchar('\n');
 }
 
 /* ---- Prometheus ---- */

@@ -2,8 +2,8 @@
 /*
  * The client's library (userspace/lib/): what all three of its programs share,
  * the readers of the module's files (cmd/), the churn load (load/) and the
- * downtime parser (downtime/): exit statuses, option parsing, clocks, JSON
- * strings, output files and latency samples.
+ * downtime parser (downtime/): exit statuses, option parsing, clocks,
+ * output files and latency samples (JSON: json.h).
  */
 #ifndef KVMCHURN_CLIENT_H
 #define KVMCHURN_CLIENT_H
@@ -88,7 +88,6 @@ bool kc_parse_ulong(const char *s, unsigned long min, unsigned long max,
 
 /* util.c */
 uint64_t kc_now_ns(void);		/* CLOCK_MONOTONIC */
-void kc_json_string(FILE *f, const char *s);
 /* Colour on stdout: a terminal, NO_COLOR unset or empty, TERM not dumb. */
 bool kc_colour(void);
 /* The whole of @fd into a malloc()ed buffer; -1 and errno. */

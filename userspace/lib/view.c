@@ -49,15 +49,6 @@ const char *kc_style(enum kc_style style)
 	return on ? codes[style] : "";
 }
 
-void kc_json_u64(FILE *f, const char *key, __u64 v, bool present)
-{
-	fprintf(f, "\"%s\":", key);
-	if (present)
-		fprintf(f, "%llu", v);
-	else
-		fputs("null", f);
-}
-
 const char *kc_snap_state(const struct kc_snap *s, unsigned int m)
 {
 	const char *note = kc_snap_note(s, m);
@@ -65,27 +56,27 @@ const char *kc_snap_state(const struct kc_snap *s, unsigned int m)
 	return *note ? note : "attached";
 }
 
-void kc_json_metrics(const struct kc_snap *s)
+void kc_json_metrics(struct kc_json *j, const struct kc_snap *s)
 {
 	static const char *const names[] = { "p50", "p90", "p99" };
 	static const unsigned int permille[] = { 500, 900, 990 };
 
-	printf("\"unit\":\"%s\",\"metrics\":[", s->unit);
+	kc_json_str(j, "unit", s->unit);
+	kc_json_array(j, "metrics");
 	for (unsigned int m = 0; m < KC_NR_METRICS; m++) {
 		const struct kc_hist *h = &s->hist[m];
 
-		printf("%s{\"name\":\"%s\",\"count\":%llu,\"sum\":%llu,", m ? "," : "",
-		       kc_metric_name(m), h->count, h->sum);
-		kc_json_u64(stdout, "avg", kc_hist_avg(h), h->count);
-		for (unsigned int i = 0; i < ARRAY_SIZE(permille); i++) {
-			putchar(',');
-			kc_json_u64(stdout, names[i], kc_hist_pct(h, permille[i]), h->count);
-		}
-		putchar(',');
-		kc_json_u64(stdout, "max", h->max, h->count);
-		printf(",\"nmissed\":%llu,\"state\":", kc_snap_missed(s, m));
-		kc_json_string(stdout, kc_snap_state(s, m));
-		putchar('}');
+		kc_json_object(j, NULL);
+		kc_json_str(j, "name", kc_metric_name(m));
+		kc_json_uint(j, "count", h->count);
+		kc_json_uint(j, "sum", h->sum);
+		kc_json_uint_or_null(j, "avg", kc_hist_avg(h), h->count);
+		for (unsigned int i = 0; i < ARRAY_SIZE(permille); i++)
+			kc_json_uint_or_null(j, names[i], kc_hist_pct(h, permille[i]), h->count);
+		kc_json_uint_or_null(j, "max", h->max, h->count);
+		kc_json_uint(j, "nmissed", kc_snap_missed(s, m));
+		kc_json_str(j, "state", kc_snap_state(s, m));
+		kc_json_end(j);
 	}
-	putchar(']');
+	kc_json_end(j);
 }

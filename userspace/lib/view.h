@@ -6,6 +6,7 @@
 #ifndef KVMCHURN_VIEW_H
 #define KVMCHURN_VIEW_H
 
+#include "json.h"
 #include "snap.h"
 
 const char *kc_group_id(unsigned int group);	/* "create", "exit", "reclaim" */
@@ -17,14 +18,12 @@ enum kc_style { KC_BOLD, KC_GOOD, KC_WARN, KC_BAD, KC_INFO, KC_DIM, KC_OFF };
 /* The escape sequence of @style on stdout, "" without colour. */
 const char *kc_style(enum kc_style style);
 
-/* JSON: a __u64, or null when @present is false. */
-void kc_json_u64(FILE *f, const char *key, __u64 v, bool present);
 /* kc_snap_note(), or "attached" when nothing keeps the metric from counting. */
 const char *kc_snap_state(const struct kc_snap *s, unsigned int m);
 /*
  * The JSON members "unit" and "metrics" (name, count, sum, avg, p50, p90,
  * p99, max, nmissed, state): summary's numbers, on stdout.
  */
-void kc_json_metrics(const struct kc_snap *s);
+void kc_json_metrics(struct kc_json *j, const struct kc_snap *s);
 
 #endif /* KVMCHURN_VIEW_H */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "lib/json.h"
 #include "load.h"
 
 const char load_usage[] =
@@ -264,45 +265,54 @@ static void print_text(const struct load_opts *o, struct load_result *r)
 	printf("%-9s %.3f s\n", "wall:", wall);
 }
 
-static void print_latency_json(const char *name, struct kc_samples *s)
+static void print_latency_json(struct kc_json *j, const char *name, struct kc_samples *s)
 {
-	printf("\"%s\":{\"count\":%zu,", name, s->n);
-	if (s->n)
-		printf("\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f}", ms(kc_samples_pct(s, 50)),
-		       ms(kc_samples_pct(s, 99)), ms(s->v[s->n - 1]));
-	else
-		printf("\"p50\":null,\"p99\":null,\"max\":null}");
+	kc_json_object(j, name);
+	kc_json_uint(j, "count", s->n);
+	if (s->n) {
+		kc_json_double(j, "p50", "%.3f", ms(kc_samples_pct(s, 50)));
+		kc_json_double(j, "p99", "%.3f", ms(kc_samples_pct(s, 99)));
+		kc_json_double(j, "max", "%.3f", ms(s->v[s->n - 1]));
+	} else {
+		kc_json_null(j, "p50");
+		kc_json_null(j, "p99");
+		kc_json_null(j, "max");
+	}
+	kc_json_end(j);
 }
 
 static void print_json(const struct load_opts *o, struct load_result *r)
 {
 	double wall = (double)r->wall_ns / 1e9;
+	struct kc_json j;
 
-	printf("{\"version\":");
-	kc_json_string(stdout, KVMCHURN_VERSION);
-	printf(",\"arch\":\"%s\",\"comm\":", vm_arch_name);
-	kc_json_string(stdout, o->comm);
-	printf(",\"end\":\"%s\",\"term_default\":%s,\"vcpus\":%u,\"mem_mib\":%zu,"
-	       "\"irqfds\":%u,\"run\":%s,\"parallel\":%lu,\"together\":%s,",
-	       end_names[o->end], o->term_default ? "true" : "false", o->vm.vcpus,
-	       o->vm.mem_bytes >> 20, o->vm.irqfds, o->vm.run ? "true" : "false",
-	       o->parallel, o->together ? "true" : "false");
-	if (o->seconds)
-		printf("\"count\":null,\"seconds\":%lu,", o->seconds);
-	else
-		printf("\"count\":%lu,\"seconds\":null,", o->count);
-	printf("\"started\":%lu,\"completed\":%lu,\"failed\":%lu,\"aborted\":%lu,"
-	       "\"interrupted\":%s,", r->started, r->completed, r->failed, r->aborted,
-	       r->signal ? "true" : "false");
-	if (o->together)
-		printf("\"waves\":%lu,", r->waves);
-	else
-		printf("\"waves\":null,");
-	print_latency_json("create_ms", &r->create);
-	printf(",");
-	print_latency_json("teardown_ms", &r->teardown);
-	printf(",\"rate_per_s\":%.3f,\"wall_s\":%.3f}\n",
-	       wall > 0 ? r->completed / wall : 0.0, wall);
+	kc_json_init(&j, stdout);
+	kc_json_object(&j, NULL);
+	kc_json_str(&j, "version", KVMCHURN_VERSION);
+	kc_json_str(&j, "arch", vm_arch_name);
+	kc_json_str(&j, "comm", o->comm);
+	kc_json_str(&j, "end", end_names[o->end]);
+	kc_json_bool(&j, "term_default", o->term_default);
+	kc_json_uint(&j, "vcpus", o->vm.vcpus);
+	kc_json_uint(&j, "mem_mib", o->vm.mem_bytes >> 20);
+	kc_json_uint(&j, "irqfds", o->vm.irqfds);
+	kc_json_bool(&j, "run", o->vm.run);
+	kc_json_uint(&j, "parallel", o->parallel);
+	kc_json_bool(&j, "together", o->together);
+	kc_json_uint_or_null(&j, "count", o->count, !o->seconds);
+	kc_json_uint_or_null(&j, "seconds", o->seconds, o->seconds);
+	kc_json_uint(&j, "started", r->started);
+	kc_json_uint(&j, "completed", r->completed);
+	kc_json_uint(&j, "failed", r->failed);
+	kc_json_uint(&j, "aborted", r->aborted);
+	kc_json_bool(&j, "interrupted", r->signal);
+	kc_json_uint_or_null(&j, "waves", r->waves, o->together);
+	print_latency_json(&j, "create_ms", &r->create);
+	print_latency_json(&j, "teardown_ms", &r->teardown);
+	kc_json_double(&j, "rate_per_s", "%.3f", wall > 0 ? r->completed / wall : 0.0);
+	kc_json_double(&j, "wall_s", "%.3f", wall);
+	kc_json_end(&j);
+	putchar('\n');
 }
 
 int cmd_load(int argc, char *argv[], const struct kc_global *g)
