@@ -11,9 +11,10 @@
 # One TAP line a check.
 # shellcheck disable=SC2015,SC2012 # ok/nok return 0, so A && ok || nok is if/else; ls of known names
 set -u
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+# shellcheck source-path=SCRIPTDIR source=../lib/tap.sh
+. /kvmchurn/src/tests/lib/tap.sh
+ok() { tap_ok "$@"; }
+nok() { tap_not_ok "$@"; }
 check() { # check NAME CMD...: ok when CMD succeeds, its output in the log either way
 	local name=$1 rc=0
 	shift
@@ -32,7 +33,7 @@ client_deb=/kvmchurn/kvmchurn_${ver}_$arch.deb
 build() {
 	cd /kvmchurn/src || exit 1
 	check "dpkg-buildpackage -us -uc -b" dpkg-buildpackage -us -uc -b
-	[[ $failed == 0 ]] || { echo "1..$n"; exit 1; }
+	((tap_failed == 0)) || { tap_done; exit 1; }
 	[[ -f $dkms_deb ]] && ok "built ${dkms_deb#/kvmchurn/}" || nok "built ${dkms_deb#/kvmchurn/}"
 	[[ -f $client_deb ]] && ok "built ${client_deb#/kvmchurn/}" || nok "built ${client_deb#/kvmchurn/}"
 	dpkg-deb -c "$dkms_deb" | awk '{ print $6 }' >/tmp/dkms.list
@@ -132,5 +133,4 @@ install) install 1 ;;
 install-dkms) install 0 ;;
 *) echo "usage: inside-deb.sh build|install|install-dkms" >&2; exit 64 ;;
 esac
-echo "1..$n"
-exit $((failed > 0))
+tap_done

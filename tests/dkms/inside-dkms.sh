@@ -11,9 +11,10 @@ krel=$1
 src=/kvmchurn/src
 out=/kvmchurn/out
 ver=$(make -s -C "$src" version)
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+# shellcheck source-path=SCRIPTDIR source=../lib/tap.sh
+. /kvmchurn/src/tests/lib/tap.sh
+ok() { tap_ok "$@"; }
+nok() { tap_not_ok "$@"; }
 check() { # check NAME CMD...: ok when CMD succeeds
 	local name=$1
 	shift
@@ -110,5 +111,4 @@ is_state "" "after make dkms-remove"
 [[ ! -e /usr/src/kvmchurn-$ver && -z $(installed) && ! -e /var/lib/dkms/kvmchurn/$ver ]] &&
 	ok "nothing of kvmchurn left in /usr/src, /var/lib/dkms, $moddir" ||
 	nok "nothing of kvmchurn left in /usr/src, /var/lib/dkms, $moddir"
-echo "1..$n"
-exit $((failed > 0))
+tap_done

@@ -20,7 +20,7 @@ set -euo pipefail
 KC_DKMS_DIR=$KC_TOP/tests/dkms
 KC_DKMS_IDS="x86_64-5.10 x86_64-6.1 x86_64-6.12 x86_64-7.x"
 # What of the tree the chroots get: the package build needs the client, docs and unit tests.
-KC_DKMS_TREE="Kbuild Makefile build.mk dkms.conf module examples completion userspace Documentation debian tests/unit tests/fixtures README.md"
+KC_DKMS_TREE="Kbuild Makefile build.mk dkms.conf module examples completion userspace Documentation debian tests/lib tests/unit tests/fixtures README.md"
 
 # kc_tap_count LOG: "OK NOTOK" of a TAP log.
 kc_tap_count() {

@@ -8,13 +8,14 @@
 set -u
 kc=/kvmchurn/kvmchurn
 out=/kvmchurn/out
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+# shellcheck source-path=SCRIPTDIR source=../lib/tap.sh
+. /kvmchurn/tap.sh
+ok() { tap_ok "$@"; }
+nok() { tap_not_ok "$@"; }
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
 trap cleanup EXIT
-finish() { echo "1..$n"; exit $((failed > 0)); }
+finish() { tap_done; exit; }
 
 # qmp SOCKET JSON...: send the commands after qmp_capabilities; print the replies
 qmp() {

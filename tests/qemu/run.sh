@@ -56,6 +56,7 @@ main() {
 	cp "$KVMCHURN_SRC/userspace/kvmchurn" "$work/bind/kvmchurn"
 	KC_QEMU_CLIENT=$work/bind/kvmchurn
 	cp "$KC_TOP/tests/qemu/inside.sh" "$work/bind/"
+	cp "$KC_TOP/tests/lib/tap.sh" "$work/bind/tap.sh"
 
 	if kc_qemu_old; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 

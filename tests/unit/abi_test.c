@@ -16,16 +16,19 @@
 
 static int passed, failed;
 
+/* One TAP line a check, as tests/lib/tap.sh writes them. */
+static void check(int ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 static void check(int ok, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (ok) {
+	if (ok)
 		passed++;
-		return;
-	}
-	failed++;
-	printf("not ok - ");
+	else
+		failed++;
+	printf("%s %d - ", ok ? "ok" : "not ok", passed + failed);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
@@ -356,6 +359,6 @@ int main(void)
 	test_percentile();
 	test_percentile_known();
 	test_names();
-	printf("abi: %d passed, %d failed\n", passed, failed);
+	printf("1..%d\nabi: %d passed, %d failed\n", passed + failed, passed, failed);
 	return failed ? 1 : 0;
 }

@@ -23,8 +23,6 @@ gen=${KVMCHURN_QTRACE_GEN:-$here/qtrace_gen}
 fuzz=${KVMCHURN_QTRACE_FUZZ:-$here/qtrace_fuzz}
 fixtures=$top/tests/fixtures/qemu-trace
 expected=$here/expected/downtime
-passed=0 failed=0
-problems=()	# what the current test found wrong
 bg=		# a --follow in the background
 
 [[ -x $client ]] || { echo "downtime.sh: $client not found: run make client" >&2; exit 2; }
@@ -35,21 +33,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-finish() {	# finish NAME: ok when the test found nothing wrong
-	if ((${#problems[@]} == 0)); then
-		echo "ok - $1"
-		passed=$((passed + 1))
-	else
-		echo "not ok - $1"
-		printf '%s\n' "${problems[@]}" | sed 's/^/#   /'
-		failed=$((failed + 1))
-	fi
-	problems=()
-}
-skip() {	# skip NAME WHY
-	echo "ok - $1 # SKIP $2"
-	passed=$((passed + 1))
-}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
 
 # run [-C DIR] ARGS...: the client's status in $rc, its output in $tmp/out, $tmp/err.
 run() {
@@ -61,42 +46,6 @@ run() {
 	fi
 	(cd "$dir" && "$client" downtime "$@") >"$tmp/out" 2>"$tmp/err" </dev/null
 	rc=$?
-}
-want_rc() {
-	((rc == $1)) || problems+=("exit status $rc, expected $1")
-}
-# want_same STREAM FILE|empty: stdout or stderr is byte for byte FILE
-want_same() {
-	local got=$tmp/$1
-
-	if [[ $2 == empty ]]; then
-		[[ -s $got ]] && problems+=("std$1 is not empty:" "$(head -c 600 "$got")")
-	elif [[ ! -f $2 ]]; then
-		problems+=("${2#"$here"/} is missing")
-	elif ! cmp -s "$got" "$2"; then
-		problems+=("std$1 differs from ${2#"$here"/}:")
-		while IFS= read -r line; do problems+=("$line"); done < <(diff "$2" "$got" | head -20)
-	fi
-}
-want_grep() {	# STREAM EXTENDED-REGEX
-	grep -Eq -- "$2" "$tmp/$1" || problems+=("std$1 lacks /$2/:" "$(head -c 600 "$tmp/$1")")
-}
-want_eq() {	# WHAT EXPECTED GOT
-	[[ $2 == "$3" ]] || problems+=("$1: $3, expected $2")
-}
-
-python=$(command -v python3) || { echo "downtime.sh: python3 is needed to parse the JSON outputs: apt-get install python3" >&2; exit 2; }
-# prom_ok FILE: Prometheus' text format (promtool, else promcheck.py as reading.sh does)
-prom_ok() {
-	if command -v promtool >/dev/null; then
-		promtool check metrics <"$1" >"$tmp/prom" 2>&1 ||
-			problems+=("promtool check metrics:" "$(head -c 600 "$tmp/prom")")
-	elif [[ -n $python ]]; then
-		"$python" "$here/promcheck.py" "$1" >"$tmp/prom" 2>&1 ||
-			problems+=("not Prometheus' text format:" "$(head -c 600 "$tmp/prom")")
-	else
-		return 1
-	fi
 }
 # prom_hist_ok FILE: every histogram's buckets cumulative, le increasing, +Inf == _count
 # (without python: the part of promcheck.py that matters here, in awk)
@@ -195,7 +144,7 @@ for dir in "$fixtures"/*/; do
 		want_rc 0
 		want_same err empty
 		want_same out "$expected/$id.json"
-		"$python" -m json.tool <"$tmp/out" >/dev/null 2>&1 || problems+=("stdout is not JSON")
+		json_ok "$tmp/out"
 		finish "$id: --json"
 	elif [[ -f $expected/$id.err ]]; then
 		# no downtime event at all (QEMU 7.2, or no log)
@@ -456,7 +405,7 @@ run -C "$tx" --prometheus src.log dst.log
 want_rc 0
 want_same err empty
 cp "$tmp/out" "$tmp/tx.prom"
-prom_ok "$tmp/tx.prom" || echo "# python3 and promtool not found: the Prometheus format is checked by awk only"
+prom_ok "$tmp/tx.prom"
 prom_hist_ok "$tmp/tx.prom"
 finish "--prometheus: Prometheus' text format, buckets cumulative, +Inf = _count"
 
@@ -629,5 +578,4 @@ else
 fi
 finish "qtrace_fuzz: random, mutated and cut lines: no crash, no sanitizer report, invariants hold"
 
-echo "downtime: $passed passed, $failed failed"
-((failed == 0))
+done_suite downtime

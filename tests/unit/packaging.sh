@@ -8,24 +8,17 @@
 #
 #   KVMCHURN_CLIENT   the client (default: userspace/kvmchurn of this tree)
 #
-# One line a test, "ok - NAME" or "not ok - NAME" with "#" lines, then "N passed, N failed".
+# One TAP line a test (tests/lib/tap.sh), then "packaging: N passed, N failed".
 
 set -u
 export LC_ALL=C
 top=$(cd "$(dirname "$0")/../.." && pwd)
 client=${KVMCHURN_CLIENT:-$top/userspace/kvmchurn}
-passed=0 failed=0
-
-result() { # result NAME WANT GOT
-	if [[ $2 == "$3" ]]; then
-		echo "ok - $1"
-		passed=$((passed + 1))
-	else
-		echo "not ok - $1"
-		diff <(tr ' ' '\n' <<<"$2") <(tr ' ' '\n' <<<"$3") | sed 's/^/#   /'
-		failed=$((failed + 1))
-	fi
-}
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+here=$top/tests/unit
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
 words() { tr -s '[:space:]' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
 
 [[ -x $client ]] || { echo "packaging.sh: $client not found: run make client" >&2; exit 2; }
@@ -91,5 +84,4 @@ long=$(sed -n 's/^options kvmchurn .*filter=\([^ ]*\).*/\1/p' "$top/examples/mod
 	tr ',' '\n' | awk 'length($0) > 15' | words)
 result "the example's filter names are 15 characters or fewer" "" "$long"
 
-echo "packaging: $passed passed, $failed failed"
-((failed == 0))
+done_suite packaging

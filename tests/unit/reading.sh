@@ -46,26 +46,6 @@ golden() {
 	finish "$id: $name"
 }
 
-# json_ok: stdout parses as JSON, by Python's own parser.
-json_ok() {
-	"$python" -m json.tool <"$tmp/out" >/dev/null 2>&1 ||
-		problems+=("stdout is not JSON:" "$(head -c 300 "$tmp/out")")
-}
-
-# prom_ok FILE: FILE is Prometheus' text format (promtool, else promcheck.py).
-prom_ok() {
-	if command -v promtool >/dev/null; then
-		promtool check metrics <"$1" >"$tmp/prom" 2>&1 ||
-			problems+=("promtool check metrics:" "$(head -c 600 "$tmp/prom")")
-	else
-		"$python" "$here/promcheck.py" "$1" >"$tmp/prom" 2>&1 ||
-			problems+=("not Prometheus' text format:" "$(head -c 600 "$tmp/prom")")
-	fi
-}
-
-# the parser of every JSON and Prometheus output: a real one, or no verdict
-python=$(command -v python3) || { echo "reading.sh: python3 is needed to parse the JSON outputs: apt-get install python3" >&2; exit 2; }
-
 # ---- every reading command against each capture ----------------------------
 
 for dir in "$fixtures"/*-kill; do

@@ -11,8 +11,10 @@
 #   KVMCHURN_REGEN    if 1, rewrite the expected outputs derived from the
 #                     captured fixtures (tests/fixtures/refresh.sh does)
 #
-# One line a test, "ok - NAME" or "not ok - NAME" (with the difference as
-# "#" lines), then "N passed, N failed"; the exit status is 1 if any failed.
+#   KVMCHURN_TESTS    globs of the test names to report (lib.sh)
+#
+# One TAP line a test (tests/lib/tap.sh; the difference as "#" lines), then
+# "client: N passed, N failed"; the exit status is 1 if any failed.
 
 set -u
 export LC_ALL=C
@@ -24,50 +26,13 @@ fakekvm=${KVMCHURN_FAKEKVM:-}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-passed=0
-failed=0
-problems=()	# what the current test found wrong
-
-ok() { echo "ok - $1"; passed=$((passed + 1)); }
-
-finish() {
-	local name=$1
-
-	if [ ${#problems[@]} -eq 0 ]; then
-		ok "$name"
-	else
-		echo "not ok - $name"
-		printf '#   %s\n' "${problems[@]}"
-		failed=$((failed + 1))
-	fi
-	problems=()
-}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
 
 # run ARGS...: the client's status in $rc, its output in $tmp/out, $tmp/err.
 run() {
 	"$client" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
-}
-
-want_rc() {
-	[ "$rc" -eq "$1" ] || problems+=("exit status $rc, expected $1")
-}
-
-# want_same STREAM FILE: out or err must be byte for byte FILE (or empty).
-want_same() {
-	local got=$tmp/$1 want=$2
-
-	if [ "$want" = empty ]; then
-		[ -s "$got" ] && problems+=("std$1 is not empty:" "$(head -c 600 "$got")")
-	elif ! cmp -s "$got" "$want"; then
-		problems+=("std$1 differs from ${want#"$here"/}:")
-		while IFS= read -r line; do problems+=("$line"); done \
-			< <(diff "$want" "$got" | head -20)
-	fi
-}
-
-want_grep() {	# STREAM EXTENDED-REGEX
-	grep -Eq -- "$2" "$tmp/$1" || problems+=("std$1 lacks /$2/:" "$(head -c 600 "$tmp/$1")")
 }
 
 # Processes named COMM, zombies included: there must be none once the
@@ -332,5 +297,4 @@ else
 	fi
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+done_suite client

@@ -53,6 +53,7 @@ kc_initramfs() {
 	cp "$KC_VM_DIR/guest/init" "$st/init"
 	cp "$KC_VM_DIR/guest/kvmchurn-put" "$st/kvmchurn/bin/"
 	cp "$KC_VM_DIR/guest/tap.sh" "$st/kvmchurn/tap.sh"
+	cp "$KC_TOP/tests/lib/tap.sh" "$st/kvmchurn/lib-tap.sh"
 	cp "$build/kvmchurn.ko" "$st/kvmchurn/"
 	cp "$build/userspace/kvmchurn" "$st/kvmchurn/bin/"
 	for m in $KC_MODULES ${KC_EXTRA_MODULES:-}; do cp "$KVMCHURN_CACHE/kernels/$id/modules/$m" "$st/kvmchurn/modules/"; done

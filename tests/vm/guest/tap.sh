@@ -1,11 +1,14 @@
 # shellcheck shell=sh
 # tap.sh: what every scenario needs, sourced as /kvmchurn/tap.sh (busybox sh).
-# A scenario prints TAP-like lines; the host judges the serial log.
+# A scenario reports in the TAP of tests/lib/tap.sh (/kvmchurn/lib-tap.sh here);
+# the host judges the serial log.
+# shellcheck source=../../lib/tap.sh
+. /kvmchurn/lib-tap.sh
 D=/sys/kernel/debug/kvmchurn
 TR=
 
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; }
+ok() { tap_ok "$@"; }
+not_ok() { tap_not_ok "$@"; }
 
 # check DESCRIPTION COMMAND...: one line from a command's status.
 check() {
@@ -67,26 +70,9 @@ vms_alive() {
 	echo $n
 }
 
-# now: seconds since the guest booted.
-now() {
-	read -r up _ </proc/uptime
-	echo "${up%.*}"
-}
-
-# wait_for SECONDS COMMAND [ARGS...]: run COMMAND (a function, so that what it
-# looks at is read again each time) every 0.1 s until it succeeds; status 1 if
-# SECONDS of guest time pass first. A scenario waits for an event, never for a
-# time: the deadline only guards against a hang, far above what the event takes
-# on a loaded host (KC_WAIT; tests/vm/README.md).
+# wait_for and now: tests/lib/tap.sh. KC_WAIT, the deadline of the waits below,
+# is far above what any event takes on a loaded host (tests/vm/README.md).
 KC_WAIT=300
-wait_for() {
-	wf_end=$(($(now) + $1))
-	shift
-	until "$@"; do
-		[ "$(now)" -lt "$wf_end" ] || return 1
-		sleep 0.1
-	done
-}
 
 # Conditions for wait_for.
 vms_gone() { [ "$(vms_alive)" = 0 ]; }

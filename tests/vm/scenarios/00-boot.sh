@@ -2,10 +2,13 @@
 # 00-boot: is the guest what the scenarios after it expect? Loads nothing of kvmchurn.
 # Also hands a small folder back to the host ($KVMCHURN_CACHE/out/<kernel>/boot/).
 
+# shellcheck source=../../lib/tap.sh
+. /kvmchurn/lib-tap.sh
+
 t() { # t DESCRIPTION COMMAND...: one TAP line from a command's status
 	d=$1
 	shift
-	if "$@" >/dev/null 2>&1; then echo "ok - $d"; else echo "not ok - $d"; fi
+	if "$@" >/dev/null 2>&1; then tap_ok "$d"; else tap_not_ok "$d"; fi
 }
 
 echo "# $KVMCHURN_KERNEL ($KVMCHURN_ARCH): $(uname -r)"
@@ -30,4 +33,4 @@ uname -a >/tmp/boot/uname
 cat /proc/cmdline >/tmp/boot/cmdline
 cat /proc/modules >/tmp/boot/modules
 # not through t(): its stdout is the serial log
-if kvmchurn-put boot /tmp/boot; then echo "ok - kvmchurn-put boot/"; else echo "not ok - kvmchurn-put boot/"; fi
+if kvmchurn-put boot /tmp/boot; then tap_ok "kvmchurn-put boot/"; else tap_not_ok "kvmchurn-put boot/"; fi

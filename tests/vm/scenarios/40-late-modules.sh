@@ -16,7 +16,7 @@ LOAD="-n $N -j 4 --vcpus 2 --irqfds $IRQFDS --mem 16 --end kill"
 MODMETRICS="kvm_create_vm irqbypass_register kvm_vm_release kvm_destroy_vm kvm_destroy_vcpus kvm_mmu_teardown irqbypass_unregister"
 
 if [ "$KVMCHURN_ARCH" != x86_64 ]; then
-	ok "late modules: KVM is built into the $KVMCHURN_ARCH kernel # SKIP"
+	tap_skip "late modules" "KVM is built into the $KVMCHURN_ARCH kernel"
 	exit 0
 fi
 

@@ -1,0 +1,70 @@
+# shellcheck shell=sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# tap.sh: how every test of kvmchurn reports, in one dialect, as kselftest's
+# ktap_helpers.sh does for the kernel's. Sourced by the guest's scenarios
+# (busybox sh: tests/vm/guest/tap.sh), the chroot scripts of the dkms and qemu
+# tiers, and the unit tier (bash); plain POSIX sh.
+#
+#   ok N - NAME                 a test passed
+#   not ok N - NAME             a test failed; "#" lines after it say why
+#   ok N - NAME # SKIP WHY      a test that could not run here, and why
+#   1..N                        the plan, at the end (tap_done)
+#
+# The harnesses count the "ok" and "not ok" lines; N numbers the tests of one
+# script.
+
+tap_n=0
+tap_failed=0
+tap_skipped=0
+
+tap_ok() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $*"
+}
+
+tap_not_ok() {
+	tap_n=$((tap_n + 1))
+	tap_failed=$((tap_failed + 1))
+	echo "not ok $tap_n - $*"
+}
+
+# tap_skip NAME WHY
+tap_skip() {
+	tap_n=$((tap_n + 1))
+	tap_skipped=$((tap_skipped + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
+}
+
+# tap_diag LINE...: "#" lines, after a not ok or for the log.
+tap_diag() {
+	for tap_line in "$@"; do
+		echo "#   $tap_line"
+	done
+}
+
+# tap_done: the plan; false if a test failed.
+tap_done() {
+	echo "1..$tap_n"
+	[ "$tap_failed" -eq 0 ]
+}
+
+# now: seconds since boot (the guest's own clock, in a guest).
+now() {
+	read -r tap_up _ </proc/uptime
+	echo "${tap_up%.*}"
+}
+
+# wait_for SECONDS COMMAND [ARG...]: run COMMAND (a function, so that what it
+# looks at is read again each time) every 0.1 s until it succeeds; false if
+# SECONDS pass first. A test waits for an event, never for a time: SECONDS only
+# guards against a hang, far above what the event takes on a loaded host
+# (tests/README.md).
+wait_for() {
+	tap_end=$(($(now) + $1))
+	shift
+	until "$@"; do
+		[ "$(now)" -lt "$tap_end" ] || return 1
+		sleep 0.1
+	done
+}

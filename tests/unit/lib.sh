@@ -1,0 +1,108 @@
+# shellcheck shell=bash disable=SC2034,SC2154 # problems and rc are the suite's, here, tmp and rc set by it
+# SPDX-License-Identifier: GPL-2.0
+#
+# lib.sh: the harness of the unit suites (run.sh with reading.sh, downtime.sh,
+# packaging.sh), in the TAP of tests/lib/tap.sh. A test is a stretch of code
+# that adds what it finds wrong to problems[], then `finish NAME`.
+#
+#   KVMCHURN_TESTS   globs of test names (spaces between): only those tests
+#                    report and count, such as KVMCHURN_TESTS='fake-* *--follow*'
+#
+# The sourcing suite sets here (its folder) and tmp (a scratch folder) first.
+
+# shellcheck source-path=SCRIPTDIR source=../lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+
+problems=()	# what the current test found wrong
+
+# picked NAME: is NAME one of the tests asked for (all, without KVMCHURN_TESTS)?
+picked() {
+	local g
+
+	[[ -z ${KVMCHURN_TESTS:-} ]] && return 0
+	for g in $KVMCHURN_TESTS; do
+		# shellcheck disable=SC2053 # $g is a glob on purpose
+		[[ $1 == $g ]] && return 0
+	done
+	return 1
+}
+
+# finish NAME: the test's line, ok when it found nothing wrong.
+finish() {
+	if picked "$1"; then
+		if ((${#problems[@]} == 0)); then
+			tap_ok "$1"
+		else
+			tap_not_ok "$1"
+			tap_diag "${problems[@]}"
+		fi
+	fi
+	problems=()
+}
+
+# skip NAME WHY: a test that cannot run here.
+skip() {
+	picked "$1" && tap_skip "$1" "$2"
+	problems=()
+}
+
+# result NAME WANT GOT: a test of one comparison, the difference word by word.
+result() {
+	[[ $2 == "$3" ]] ||
+		mapfile -t problems < <(diff <(tr ' ' '\n' <<<"$2") <(tr ' ' '\n' <<<"$3"))
+	finish "$1"
+}
+
+# done_suite SUITE: the plan and "SUITE: N passed, N failed"; false if any failed.
+done_suite() {
+	echo "1..$tap_n"
+	echo "$1: $((tap_n - tap_failed)) passed, $tap_failed failed"
+	((tap_failed == 0))
+}
+
+want_rc() {
+	((rc == $1)) || problems+=("exit status $rc, expected $1")
+}
+
+# want_same STREAM FILE|empty: $tmp/STREAM (out, err, or another file) is byte for byte FILE
+want_same() {
+	local got=$tmp/$1 line
+
+	if [[ $2 == empty ]]; then
+		[[ -s $got ]] && problems+=("std$1 is not empty:" "$(head -c 600 "$got")")
+	elif [[ ! -f $2 ]]; then
+		problems+=("${2#"$here"/} is missing")
+	elif ! cmp -s "$got" "$2"; then
+		problems+=("std$1 differs from ${2#"$here"/}:")
+		while IFS= read -r line; do problems+=("$line"); done < <(diff "$2" "$got" | head -20)
+	fi
+}
+
+want_grep() {	# STREAM EXTENDED-REGEX
+	grep -Eq -- "$2" "$tmp/$1" || problems+=("std$1 lacks /$2/:" "$(head -c 600 "$tmp/$1")")
+}
+
+want_eq() {	# WHAT EXPECTED GOT
+	[[ $2 == "$3" ]] || problems+=("$1: $3, expected $2")
+}
+
+# The parser of every JSON and Prometheus output: a real one, or no verdict.
+python=$(command -v python3) ||
+	{ echo "tests/unit: python3 is needed to parse the JSON outputs: apt-get install python3" >&2; exit 2; }
+
+# json_ok [FILE]: FILE (default $tmp/out) parses as JSON, by Python's own parser.
+json_ok() {
+	"$python" -m json.tool <"${1:-$tmp/out}" >/dev/null 2>&1 ||
+		problems+=("not JSON:" "$(head -c 300 "${1:-$tmp/out}")")
+}
+
+# prom_ok FILE: FILE is Prometheus' text format (promtool, else promcheck.py).
+prom_ok() {
+	if command -v promtool >/dev/null; then
+		promtool check metrics <"$1" >"$tmp/prom" 2>&1 ||
+			problems+=("promtool check metrics:" "$(head -c 600 "$tmp/prom")")
+	else
+		"$python" "$here/promcheck.py" "$1" >"$tmp/prom" 2>&1 ||
+			problems+=("not Prometheus' text format:" "$(head -c 600 "$tmp/prom")")
+	fi
+}
