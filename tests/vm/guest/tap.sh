@@ -74,6 +74,14 @@ vms_alive() {
 # is far above what any event takes on a loaded host (tests/vm/README.md).
 KC_WAIT=300
 
+# settle BASE N: wait until the reap counter is N above its value in BASE, a raw
+# snapshot, or N when BASE is "-" (sched_process_free, which counts a reap, runs
+# after an RCU grace period).
+settle() {
+	if [ "$1" = - ]; then st_base=0; else st_base=$(val counter reap "$1"); fi
+	wait_for "$KC_WAIT" counter_is reap $((st_base + $2))
+}
+
 # Conditions for wait_for.
 vms_gone() { [ "$(vms_alive)" = 0 ]; }
 vms_at_least() { [ "$(vms_alive)" -ge "$1" ]; }

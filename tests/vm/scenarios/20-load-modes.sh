@@ -7,7 +7,6 @@
 SMALL="--mem 16"
 
 # settled N: the reap counter reached N (frees run after an RCU grace period).
-settled() { wait_for "$KC_WAIT" counter_is reap "$1"; }
 
 # leftovers: processes still named like a VM of this scenario.
 leftovers() {
@@ -29,7 +28,7 @@ mode() {
 		sed 's/^/# /' /tmp/mode.out
 	fi
 	total=$((total + n))
-	if settled $total; then ok "$desc: $n reaped"; else not_ok "$desc: reap counter $(raw_field counter reap 3), want $total"; fi
+	if settle - "$total"; then ok "$desc: $n reaped"; else not_ok "$desc: reap counter $(raw_field counter reap 3), want $total"; fi
 	if [ "$(raw_field hist exit_mmap 3)" = $total ]; then
 		ok "$desc: $n exit_mmap"
 	else

@@ -20,12 +20,6 @@ ge() { # ge DESCRIPTION GOT MIN: GOT is a number >= MIN
 	esac
 }
 
-# settle BASE N: wait until the reap counter is N above its value in BASE
-# (sched_process_free runs after an RCU grace period).
-settle() {
-	wait_for "$KC_WAIT" counter_is reap $(($(val counter reap "$1") + $2))
-}
-
 # ttgids NAME: distinct thread groups (processes) that hit kct/NAME.
 ttgids() {
 	awk -v e=" $1: " 'index($0, e) && match($0, /\( *[0-9]+\)/) {

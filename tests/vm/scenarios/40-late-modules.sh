@@ -20,10 +20,6 @@ if [ "$KVMCHURN_ARCH" != x86_64 ]; then
 	exit 0
 fi
 
-reap() { awk -F '\t' '$1 == "counter" && $2 == "reap" { print $3 }' "${1:-$D/raw}"; }
-settle() { # settle BASE N: the reap counter N above BASE's
-	wait_for "$KC_WAIT" counter_is reap $(($(reap "$1") + $2))
-}
 loaded() { grep -q "^$1 " /proc/modules; }
 modname() { # modname FILE: kvm-amd.ko -> kvm_amd
 	m=${1%.ko}

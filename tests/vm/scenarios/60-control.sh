@@ -10,15 +10,12 @@
 # unloaded.
 # shellcheck source=../guest/tap.sh
 . /kvmchurn/tap.sh
-mark=0
+mark=-
 N=40
 J=4
 IRQFDS=8
 LOAD="-n $N -j $J --vcpus 2 --irqfds $IRQFDS --mem 16 --end kill"
 
-settle() { # settle N: the reap counter moves N up from where it was at the last mark
-	wait_for "$KC_WAIT" counter_is reap $((mark + $1))
-}
 # counts_in RAW LO HI: every hist count and counter of RAW is an integer in [LO, HI]
 counts_in() {
 	awk -F '\t' -v lo="$2" -v hi="$3" '($1 == "hist" || $1 == "counter") &&
@@ -134,9 +131,9 @@ if insmod "$KVMCHURN_KO" unit=ns filter=other pairs=64 maxactive=64 enable=0; th
 	good enable '1\n' "1"
 	is "raw enabled" "$(rec enabled)" 1
 	cp $D/raw /tmp/kc.raw0
-	mark=$(val counter reap)
+	cp "$D/raw" /tmp/kc.mark && mark=/tmp/kc.mark
 	load "enabled" -n 4 -j 2 --mem 16 --comm other --irqfds $IRQFDS
-	settle 4 || not_ok "enabled: reap counter did not reach 4"
+	settle "$mark" 4 || not_ok "enabled: reap counter did not reach 4"
 	cp $D/raw /tmp/kc.raw1
 	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
 	for m in hist:kvm_create_vm hist:exit_mmap hist:exit_to_reap hist:kvm_destroy_vm counter:exit counter:sigkill; do
@@ -205,17 +202,17 @@ good enable '1' "1 without a newline"
 is "enable reads" "$(cat $D/enable)" 1
 
 # ---- reset -------------------------------------------------------------------------
-mark=$(val counter reap)
+cp "$D/raw" /tmp/kc.mark && mark=/tmp/kc.mark
 load "before reset" -n 4 -j 2 --mem 16
-settle 4 || not_ok "before reset: reap counter did not reach 4"
+settle "$mark" 4 || not_ok "before reset: reap counter did not reach 4"
 good reset '1\n' 1
 left=$(counts_in $D/raw 0 0)
 is "after reset every count is 0" "${left:-all 0}" "all 0"
 is "after reset all prints no map" "$(grep -c '^@' $D/all)" 0
 is "after reset hist/exit_mmap is empty" "$(wc -c <$D/hist/exit_mmap)" 0
-mark=0
+mark=-
 load "after reset" -n 4 -j 2 --mem 16
-settle 4 || not_ok "after reset: reap counter did not reach 4"
+settle "$mark" 4 || not_ok "after reset: reap counter did not reach 4"
 for m in kvm_create_vm exit_mmap exit_to_reap kvm_vm_release; do
 	is "after reset: $m" "$(val hist $m)" 4
 done
@@ -278,9 +275,9 @@ grep -q "$N completed, 0 failed" /tmp/kc.bg || { not_ok "the load's summary"; se
 load "without the module" -n 8 -j $J --mem 16
 if insmod "$KVMCHURN_KO"; then
 	ok "insmod kvmchurn.ko again"
-	mark=0
+	mark=-
 	load "loaded again" -n 4 -j 2 --mem 16
-	settle 4 || not_ok "loaded again: reap counter did not reach 4"
+	settle "$mark" 4 || not_ok "loaded again: reap counter did not reach 4"
 	is "loaded again: kvm_create_vm" "$(val hist kvm_create_vm)" 4
 	is "loaded again: exit_mmap" "$(val hist exit_mmap)" 4
 	# the errors Documentation/ABI.rst promises
