@@ -169,7 +169,7 @@ static int parse_one(struct kc_opt_parser *p, int id, struct load_args *a)
 		o->vm.mem_bytes = (size_t)v << 20;
 		return 0;
 	case OPT_IRQFDS:
-		if (kc_opt_ulong(p, 0, vm_arch_max_irqfds(), &v))
+		if (kc_opt_ulong(p, 0, vm_arch.max_irqfds, &v))
 			return -1;
 		o->vm.irqfds = (unsigned int)v;
 		return 0;
@@ -289,7 +289,7 @@ static void print_json(const struct load_opts *o, struct load_result *r)
 	kc_json_init(&j, stdout);
 	kc_json_object(&j, NULL);
 	kc_json_str(&j, "version", KVMCHURN_VERSION);
-	kc_json_str(&j, "arch", vm_arch_name);
+	kc_json_str(&j, "arch", vm_arch.name);
 	kc_json_str(&j, "comm", o->comm);
 	kc_json_str(&j, "end", end_names[o->end]);
 	kc_json_bool(&j, "term_default", o->term_default);

@@ -89,7 +89,7 @@ static int create_vm(struct vm *vm, struct vm_error *err)
 {
 	unsigned long type = 0;
 
-	if (vm_arch_vm_type(vm, &type, err))
+	if (vm_arch.vm_type && vm_arch.vm_type(vm, &type, err))
 		return -1;
 	vm->vm_fd = vm_ioctl(vm->kvm_fd, KVM_CREATE_VM, type);
 	if (vm->vm_fd < 0)
@@ -116,7 +116,7 @@ static int add_memory(struct vm *vm, struct vm_error *err)
 	vm->mem_size = size;
 
 	region.slot = 0;
-	region.guest_phys_addr = vm_arch_mem_base();
+	region.guest_phys_addr = vm_arch.mem_base;
 	region.memory_size = size;
 	region.userspace_addr = (uintptr_t)mem;
 	if (vm_ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, (unsigned long)&region))
@@ -151,7 +151,7 @@ static int create_vcpus(struct vm *vm, struct vm_error *err)
 	}
 	/* api.rst 4.82: all vCPUs exist before the first KVM_ARM_VCPU_INIT. */
 	for (unsigned int i = 0; i < n; i++)
-		if (vm_arch_vcpu_init(vm, &vm->vcpus[i], err))
+		if (vm_arch.vcpu_init && vm_arch.vcpu_init(vm, &vm->vcpus[i], err))
 			return -1;
 	return 0;
 }
@@ -188,7 +188,7 @@ static void run_once(struct vcpu *c)
 		c->failed = true;
 		return;
 	}
-	if (vm_arch_check_exit(c, &c->err))
+	if (vm_arch.check_exit && vm_arch.check_exit(c, &c->err))
 		c->failed = true;
 }
 
@@ -262,11 +262,11 @@ int vm_build(struct vm *vm, const struct vm_config *cfg, struct vm_error *err)
 	*vm = (struct vm){ .cfg = cfg, .kvm_fd = -1, .vm_fd = -1, .dev_fd = -1 };
 
 	if (open_kvm(vm, err) || create_vm(vm, err) || add_memory(vm, err) ||
-	    vm_arch_before_vcpus(vm, err) || create_vcpus(vm, err) ||
-	    vm_arch_after_vcpus(vm, err) || add_irqfds(vm, err))
+	    (vm_arch.before_vcpus && vm_arch.before_vcpus(vm, err)) || create_vcpus(vm, err) ||
+	    (vm_arch.after_vcpus && vm_arch.after_vcpus(vm, err)) || add_irqfds(vm, err))
 		return -1;
-	if (cfg->run)
-		vm_arch_load_program(vm);
+	if (cfg->run && vm_arch.load_program)
+		vm_arch.load_program(vm);
 	return start_threads(vm, err);
 }
 

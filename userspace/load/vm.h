@@ -2,14 +2,14 @@
 /*
  * A Firecracker-shaped KVM VM, built the way a VMM builds one: vm.c holds
  * the steps common to all architectures, vm_x86.c and vm_arm64.c the
- * vm_arch_*() hooks (one of them is compiled, by #if on the target).
+ * hooks of struct vm_arch (one of them is compiled, by #if on the target).
  *
  * Order of vm_build(), following Documentation/virt/kvm/api.rst:
  *   open the device, KVM_GET_API_VERSION (must be 12), KVM_GET_VCPU_MMAP_SIZE,
- *   KVM_CREATE_VM (vm_arch_vm_type()), guest memory in slot 0 (mmapped,
- *   registered, one byte written per page), vm_arch_before_vcpus(),
- *   KVM_CREATE_VCPU + mmap of kvm_run for every vCPU, vm_arch_vcpu_init()
- *   for every vCPU (arm64: all vCPUs must exist first), vm_arch_after_vcpus(),
+ *   KVM_CREATE_VM (vm_arch.vm_type), guest memory in slot 0 (mmapped,
+ *   registered, one byte written per page), vm_arch.before_vcpus,
+ *   KVM_CREATE_VCPU + mmap of kvm_run for every vCPU, vm_arch.vcpu_init
+ *   for every vCPU (arm64: all vCPUs must exist first), vm_arch.after_vcpus,
  *   eventfds + KVM_IRQFD, then one thread per vCPU ("fc_vcpu N") that runs
  *   KVM_RUN once with --run and then parks until vm_close().
  */
@@ -63,7 +63,7 @@ struct vm {
 	int vm_fd;
 	int dev_fd;		/* in-kernel irqchip device (arm64 vGIC), or -1 */
 	size_t run_size;
-	uint8_t *mem;		/* guest memory, at vm_arch_mem_base() */
+	uint8_t *mem;		/* guest memory, at vm_arch.mem_base */
 	size_t mem_size;
 	struct vcpu *vcpus;
 	unsigned int nr_vcpus;	/* created */
@@ -93,17 +93,25 @@ int vm_fail(struct vm_error *e, int step, int err, const char *fmt, ...)
 int vm_ioctl(int fd, unsigned long req, unsigned long arg);
 const char *vm_exit_name(uint32_t reason);
 
-/* Architecture hooks: vm_x86.c, vm_arm64.c. */
-extern const char vm_arch_name[];
-unsigned int vm_arch_max_irqfds(void);
-uint64_t vm_arch_mem_base(void);
-int vm_arch_vm_type(struct vm *vm, unsigned long *type, struct vm_error *err);
-int vm_arch_before_vcpus(struct vm *vm, struct vm_error *err);
-int vm_arch_vcpu_init(struct vm *vm, struct vcpu *vcpu, struct vm_error *err);
-int vm_arch_after_vcpus(struct vm *vm, struct vm_error *err);
-/* --run: the guest program, written at the start of guest memory. */
-void vm_arch_load_program(struct vm *vm);
-/* --run: whether the first exit is the one the program makes. */
-int vm_arch_check_exit(const struct vcpu *vcpu, struct vm_error *err);
+/*
+ * What the architecture does its own way: vm_x86.c, vm_arm64.c, or
+ * vm_other.c elsewhere (one is compiled, by #if on the target). A hook left
+ * NULL has nothing to do there; the others return 0 or fill @err.
+ */
+struct vm_arch {
+	const char *name;
+	unsigned int max_irqfds;	/* GSIs routed to the irqchip */
+	uint64_t mem_base;		/* guest physical address of slot 0 */
+	int (*vm_type)(struct vm *vm, unsigned long *type, struct vm_error *err);
+	int (*before_vcpus)(struct vm *vm, struct vm_error *err);
+	int (*vcpu_init)(struct vm *vm, struct vcpu *vcpu, struct vm_error *err);
+	int (*after_vcpus)(struct vm *vm, struct vm_error *err);
+	/* --run: the guest program, written at the start of guest memory */
+	void (*load_program)(struct vm *vm);
+	/* --run: whether the first exit is the one the program makes */
+	int (*check_exit)(const struct vcpu *vcpu, struct vm_error *err);
+};
+
+extern const struct vm_arch vm_arch;
 
 #endif /* KVMCHURN_VM_H */

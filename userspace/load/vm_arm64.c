@@ -34,24 +34,11 @@
 		      KVM_REG_ARM_CORE_REG(regs.pc))
 _Static_assert(ARM64_REG_PC == 0x6030000000100040ULL, "KVM_REG_ARM_CORE PC id");
 
-const char vm_arch_name[] = "arm64";
-
-/* SPIs 32..127 are routed from GSIs 0..95. */
-unsigned int vm_arch_max_irqfds(void)
-{
-	return ARM64_NR_IRQS - 32;
-}
-
-uint64_t vm_arch_mem_base(void)
-{
-	return ARM64_MEM_BASE;
-}
-
 /*
  * Type 0 asks for a 40-bit IPA space, which older kernels refuse on hosts
  * whose limit is lower: ask for the host limit then (at least 32 bits).
  */
-int vm_arch_vm_type(struct vm *vm, unsigned long *type, struct vm_error *err)
+static int arm64_vm_type(struct vm *vm, unsigned long *type, struct vm_error *err)
 {
 	int limit = vm_ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_ARM_VM_IPA_SIZE);
 
@@ -62,7 +49,7 @@ int vm_arch_vm_type(struct vm *vm, unsigned long *type, struct vm_error *err)
 	return 0;
 }
 
-int vm_arch_before_vcpus(struct vm *vm, struct vm_error *err)
+static int arm64_before_vcpus(struct vm *vm, struct vm_error *err)
 {
 	(void)vm;
 	(void)err;
@@ -77,7 +64,7 @@ static int set_one_reg(struct vcpu *vcpu, uint64_t id, uint64_t value)
 }
 
 /* Every vCPU powered on (no KVM_ARM_VCPU_POWER_OFF), PSCI 0.2 in the kernel. */
-int vm_arch_vcpu_init(struct vm *vm, struct vcpu *vcpu, struct vm_error *err)
+static int arm64_vcpu_init(struct vm *vm, struct vcpu *vcpu, struct vm_error *err)
 {
 	struct kvm_vcpu_init init;
 
@@ -108,7 +95,7 @@ static int gic_set(struct vm *vm, uint32_t group, uint64_t attr, void *value,
 }
 
 /* The vGICv3, as Firecracker creates it once the vCPUs exist. */
-int vm_arch_after_vcpus(struct vm *vm, struct vm_error *err)
+static int arm64_after_vcpus(struct vm *vm, struct vm_error *err)
 {
 	struct kvm_create_device dev = { .type = KVM_DEV_TYPE_ARM_VGIC_V3 };
 	uint32_t nr_irqs = ARM64_NR_IRQS;
@@ -136,7 +123,7 @@ int vm_arch_after_vcpus(struct vm *vm, struct vm_error *err)
  * KVM_EXIT_MMIO. Not PSCI SYSTEM_OFF: it stops every vCPU of the VM, and
  * the ones that have not yet run would then sleep inside KVM_RUN.
  */
-void vm_arch_load_program(struct vm *vm)
+static void arm64_load_program(struct vm *vm)
 {
 	static const uint32_t code[] = {
 		0xd2a20001,	/* movz x1, #0x1000, lsl #16 */
@@ -149,7 +136,7 @@ void vm_arch_load_program(struct vm *vm)
 	memcpy(vm->mem, code, sizeof(code));
 }
 
-int vm_arch_check_exit(const struct vcpu *vcpu, struct vm_error *err)
+static int arm64_check_exit(const struct vcpu *vcpu, struct vm_error *err)
 {
 	const struct kvm_run *run = vcpu->run;
 
@@ -165,5 +152,18 @@ int vm_arch_check_exit(const struct vcpu *vcpu, struct vm_error *err)
 		       "KVM_RUN (vcpu %u): exit reason %u (%s), expected KVM_EXIT_MMIO",
 		       vcpu->id, run->exit_reason, vm_exit_name(run->exit_reason));
 }
+
+const struct vm_arch vm_arch = {
+	.name = "arm64",
+	/* SPIs 32..127 are routed from GSIs 0..95. */
+	.max_irqfds = ARM64_NR_IRQS - 32,
+	.mem_base = ARM64_MEM_BASE,
+	.vm_type = arm64_vm_type,
+	.before_vcpus = arm64_before_vcpus,
+	.vcpu_init = arm64_vcpu_init,
+	.after_vcpus = arm64_after_vcpus,
+	.load_program = arm64_load_program,
+	.check_exit = arm64_check_exit,
+};
 
 #endif /* __aarch64__ */

@@ -21,29 +21,8 @@
 /* The port of the --run program's `out`: nothing in KVM emulates it. */
 #define X86_EXIT_PORT	0xe9
 
-const char vm_arch_name[] = "x86_64";
-
-/* KVM_CREATE_IRQCHIP routes GSIs 0-23 (the IOAPIC pins), and only those. */
-unsigned int vm_arch_max_irqfds(void)
-{
-	return 24;
-}
-
-uint64_t vm_arch_mem_base(void)
-{
-	return 0;
-}
-
-int vm_arch_vm_type(struct vm *vm, unsigned long *type, struct vm_error *err)
-{
-	(void)vm;
-	(void)err;
-	*type = 0;
-	return 0;
-}
-
 /* Real mode needs the TSS address on Intel; the irqchip must precede vCPUs. */
-int vm_arch_before_vcpus(struct vm *vm, struct vm_error *err)
+static int x86_before_vcpus(struct vm *vm, struct vm_error *err)
 {
 	if (vm_ioctl(vm->vm_fd, KVM_SET_TSS_ADDR, X86_TSS_ADDR))
 		return vm_fail(err, VM_STEP_OTHER, errno, "KVM_SET_TSS_ADDR");
@@ -57,7 +36,7 @@ int vm_arch_before_vcpus(struct vm *vm, struct vm_error *err)
  * LAPIC every vCPU but the BSP starts in KVM_MP_STATE_UNINITIALIZED, waiting
  * for INIT/SIPI, and KVM_RUN would block in the kernel: make it runnable.
  */
-int vm_arch_vcpu_init(struct vm *vm, struct vcpu *vcpu, struct vm_error *err)
+static int x86_vcpu_init(struct vm *vm, struct vcpu *vcpu, struct vm_error *err)
 {
 	struct kvm_sregs sregs;
 	struct kvm_regs regs = { .rip = 0, .rflags = 0x2 };
@@ -78,18 +57,11 @@ int vm_arch_vcpu_init(struct vm *vm, struct vcpu *vcpu, struct vm_error *err)
 	return 0;
 }
 
-int vm_arch_after_vcpus(struct vm *vm, struct vm_error *err)
-{
-	(void)vm;
-	(void)err;
-	return 0;
-}
-
 /*
  * mov al, 'K'; out 0xe9, al; then hlt and a jump to itself, never reached.
  * Not a bare hlt: with the in-kernel LAPIC, hlt blocks in the kernel.
  */
-void vm_arch_load_program(struct vm *vm)
+static void x86_load_program(struct vm *vm)
 {
 	static const uint8_t code[] = {
 		0xb0, 'K', 0xe6, X86_EXIT_PORT, 0xf4, 0xeb, 0xfe,
@@ -98,7 +70,7 @@ void vm_arch_load_program(struct vm *vm)
 	memcpy(vm->mem, code, sizeof(code));
 }
 
-int vm_arch_check_exit(const struct vcpu *vcpu, struct vm_error *err)
+static int x86_check_exit(const struct vcpu *vcpu, struct vm_error *err)
 {
 	const struct kvm_run *run = vcpu->run;
 
@@ -113,5 +85,16 @@ int vm_arch_check_exit(const struct vcpu *vcpu, struct vm_error *err)
 		       "KVM_RUN (vcpu %u): exit reason %u (%s), expected KVM_EXIT_IO",
 		       vcpu->id, run->exit_reason, vm_exit_name(run->exit_reason));
 }
+
+/* Type 0, memory at 0 and no work after the vCPUs: the defaults. */
+const struct vm_arch vm_arch = {
+	.name = "x86_64",
+	/* KVM_CREATE_IRQCHIP routes GSIs 0-23 (the IOAPIC pins), and only those. */
+	.max_irqfds = 24,
+	.before_vcpus = x86_before_vcpus,
+	.vcpu_init = x86_vcpu_init,
+	.load_program = x86_load_program,
+	.check_exit = x86_check_exit,
+};
 
 #endif /* __x86_64__ */
