@@ -114,7 +114,7 @@ check-unit:
 	$(CC) $(KC_CFLAGS_STD) $(KC_CFLAGS_WARN) -O2 -o tests/unit/qtrace_gen tests/unit/qtrace_gen.c
 	$(CC) $(KC_CFLAGS_STD) $(KC_CFLAGS_WARN) -g -O1 -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -o tests/unit/qtrace_fuzz tests/unit/qtrace_fuzz.c \
-		userspace/downtime/qtrace.c userspace/downtime/migration.c
+		-Iuserspace userspace/downtime/qtrace.c userspace/downtime/migration.c userspace/lib/grow.c
 	KVMCHURN_CLIENT=$(CURDIR)/userspace/kvmchurn tests/unit/downtime.sh
 	KVMCHURN_CLIENT=$(CURDIR)/userspace/kvmchurn KVMCHURN_VERSION=$(VERSION) \
 		KVMCHURN_FAKEKVM=$(CURDIR)/tests/unit/fakekvm.so tests/unit/run.sh

@@ -151,11 +151,8 @@ int cmd_export(int argc, char *argv[], const struct kc_global *g)
 			fputs(export_usage, stdout);
 			return KC_EXIT_OK;
 		}
-		if (id == OPT_OUTPUT) {
-			if (!*p.value)
-				return kc_usage_error("export", "invalid value '' for -o: expected a file name");
-			out = p.value;
-		}
+		if (id == OPT_OUTPUT && kc_opt_path(&p, "a file name", &out))
+			return KC_EXIT_USAGE;
 	}
 	if (p.index < argc)
 		return kc_usage_error("export", "unexpected argument '%s'", argv[p.index]);

@@ -57,9 +57,8 @@ int cmd_snapshot(int argc, char *argv[], const struct kc_global *g)
 			fputs(snapshot_usage, stdout);
 			return KC_EXIT_OK;
 		}
-		if (!*p.value)
-			return kc_usage_error("snapshot", "invalid value '' for -o: expected a file name");
-		out = p.value;
+		if (kc_opt_path(&p, "a file name", &out))
+			return KC_EXIT_USAGE;
 	}
 	if (p.index < argc)
 		return kc_usage_error("snapshot", "unexpected argument '%s'", argv[p.index]);

@@ -13,15 +13,8 @@ static struct agg *agg_get(struct aggs *s, const char *name)
 	for (size_t i = 0; i < s->n; i++)
 		if (!strcmp(s->v[i].name, name))
 			return &s->v[i];
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 32;
-		struct agg *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (kc_grow(&s->v, &s->cap, s->n, sizeof(*s->v), 32))
+		return NULL;
 	memset(&s->v[s->n], 0, sizeof(s->v[s->n]));
 	snprintf(s->v[s->n].name, sizeof(s->v[s->n].name), "%s", name);
 	return &s->v[s->n++];
@@ -83,17 +76,10 @@ void kc_dt_aggregate(struct downtime *dt, const struct kc_migration *m)
 
 void kc_dt_keep(struct downtime *dt, struct kc_migration *m)
 {
-	if (dt->nmigs == dt->cap_migs) {
-		size_t cap = dt->cap_migs ? 2 * dt->cap_migs : 16;
-		struct kc_migration **v = realloc(dt->migs, cap * sizeof(*v));
-
-		if (!v) {
-			dt->oom = true;
-			kc_migration_free(m);
-			return;
-		}
-		dt->migs = v;
-		dt->cap_migs = cap;
+	if (kc_grow(&dt->migs, &dt->cap_migs, dt->nmigs, sizeof(*dt->migs), 16)) {
+		dt->oom = true;
+		kc_migration_free(m);
+		return;
 	}
 	dt->migs[dt->nmigs++] = m;
 }

@@ -110,9 +110,8 @@ static int parse_args(int argc, char *argv[], struct downtime *dt, struct args *
 			dt->prom = true;
 			break;
 		case OPT_OUTPUT:
-			if (!*p.value)
-				return kc_usage_error("downtime", "invalid value '' for -o: expected a file name");
-			dt->out = p.value;
+			if (kc_opt_path(&p, "a file name", &dt->out))
+				return KC_EXIT_USAGE;
 			break;
 		case OPT_HIST:
 			dt->hist = true;
@@ -121,9 +120,8 @@ static int parse_args(int argc, char *argv[], struct downtime *dt, struct args *
 			dt->follow = true;
 			break;
 		case OPT_QMP:
-			if (!*p.value)
-				return kc_usage_error("downtime", "invalid value '' for --qmp: expected a socket path");
-			a->qmp = p.value;
+			if (kc_opt_path(&p, "a socket path", &a->qmp))
+				return KC_EXIT_USAGE;
 			break;
 		case OPT_ENABLE:
 		case OPT_DISABLE:

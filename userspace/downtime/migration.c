@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "migration.h"
 
 #define KC_MAX_CPS	64	/* QEMU has 11 checkpoint names in all */
@@ -111,15 +112,8 @@ static unsigned int stream_of(struct kc_assembler *a, const struct kc_qline *q)
 		if (a->streams[i].source_no == k.source_no &&
 		    a->streams[i].has_tid == k.has_tid && a->streams[i].tid == k.tid)
 			return i;
-	if (a->nstreams == a->cap_streams) {
-		unsigned int cap = a->cap_streams ? 2 * a->cap_streams : 16;
-		struct kc_stream *s = realloc(a->streams, cap * sizeof(*s));
-
-		if (!s)
-			return (unsigned int)-1;
-		a->streams = s;
-		a->cap_streams = cap;
-	}
+	if (kc_grow(&a->streams, &a->cap_streams, a->nstreams, sizeof(*a->streams), 16))
+		return (unsigned int)-1;
 	a->streams[a->nstreams] = k;
 	return a->nstreams++;
 }
@@ -183,16 +177,9 @@ static struct kc_open *open_new(struct kc_assembler *a, unsigned int stream,
 
 	if (!m)
 		return NULL;
-	if (a->nopen == a->cap_open) {
-		size_t cap = a->cap_open ? 2 * a->cap_open : 8;
-		struct kc_open *n = realloc(a->open, cap * sizeof(*n));
-
-		if (!n) {
-			free(m);
-			return NULL;
-		}
-		a->open = n;
-		a->cap_open = cap;
+	if (kc_grow(&a->open, &a->cap_open, a->nopen, sizeof(*a->open), 8)) {
+		free(m);
+		return NULL;
 	}
 	m->seq = a->next_seq++;
 	m->side = side;
@@ -208,15 +195,8 @@ static struct kc_open *open_new(struct kc_assembler *a, unsigned int stream,
 
 static int add_cp(struct kc_migration *m, const struct kc_qline *q)
 {
-	if (m->ncps == m->cap_cps) {
-		size_t cap = m->cap_cps ? 2 * m->cap_cps : 8;
-		struct kc_checkpoint *c = realloc(m->cps, cap * sizeof(*c));
-
-		if (!c)
-			return -1;
-		m->cps = c;
-		m->cap_cps = cap;
-	}
+	if (kc_grow(&m->cps, &m->cap_cps, m->ncps, sizeof(*m->cps), 8))
+		return -1;
 	memcpy(m->cps[m->ncps].name, q->name, sizeof(q->name));
 	m->cps[m->ncps].has_time = q->has_time;
 	m->cps[m->ncps].time_us = q->time_us;
@@ -226,15 +206,8 @@ static int add_cp(struct kc_migration *m, const struct kc_qline *q)
 
 static int add_dev(struct kc_migration *m, const struct kc_qline *q)
 {
-	if (m->ndevs == m->cap_devs) {
-		size_t cap = m->cap_devs ? 2 * m->cap_devs : 32;
-		struct kc_device *d = realloc(m->devs, cap * sizeof(*d));
-
-		if (!d)
-			return -1;
-		m->devs = d;
-		m->cap_devs = cap;
-	}
+	if (kc_grow(&m->devs, &m->cap_devs, m->ndevs, sizeof(*m->devs), 32))
+		return -1;
 	memcpy(m->devs[m->ndevs].idstr, q->name, sizeof(q->name));
 	m->devs[m->ndevs].instance_id = q->instance_id;
 	m->devs[m->ndevs].iterable = q->iterable;

@@ -72,7 +72,8 @@ struct kc_assembler {
 	size_t nopen, cap_open;
 	unsigned int next_seq;
 	struct kc_stream *streams;
-	unsigned int nstreams, cap_streams;
+	unsigned int nstreams;
+	size_t cap_streams;
 	const char *source;
 	unsigned int source_no;
 };

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "grow.h"
+
 #ifndef KVMCHURN_VERSION
 #define KVMCHURN_VERSION "unknown"
 #endif
@@ -76,6 +78,8 @@ void kc_opt_init(struct kc_opt_parser *p, const char *cmd, int argc,
 		 char *argv[], int first);
 /* The id of the next option, KC_OPT_END, or KC_OPT_ERROR (message printed). */
 int kc_opt_next(struct kc_opt_parser *p, const struct kc_opt *opts);
+/* The current option's value as a path, @what ("a file name") if empty: 0 or -1. */
+int kc_opt_path(const struct kc_opt_parser *p, const char *what, const char **out);
 /* Parses the current option's value as an integer in [min, max]. */
 int kc_opt_ulong(const struct kc_opt_parser *p, unsigned long min,
 		 unsigned long max, unsigned long *out);

@@ -140,6 +140,16 @@ int kc_opt_next(struct kc_opt_parser *p, const struct kc_opt *opts)
 	return o->id;
 }
 
+int kc_opt_path(const struct kc_opt_parser *p, const char *what, const char **out)
+{
+	if (!*p->value) {
+		kc_usage_error(p->cmd, "invalid value '' for %s: expected %s", p->name, what);
+		return -1;
+	}
+	*out = p->value;
+	return 0;
+}
+
 int kc_opt_ulong(const struct kc_opt_parser *p, unsigned long min,
 		 unsigned long max, unsigned long *out)
 {

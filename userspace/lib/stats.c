@@ -7,20 +7,8 @@
 
 int kc_samples_add(struct kc_samples *s, uint64_t ns)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 256;
-		uint64_t *v;
-
-		if (cap > SIZE_MAX / sizeof(*v)) {
-			errno = ENOMEM;
-			return -1;
-		}
-		v = realloc(s->v, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (kc_grow(&s->v, &s->cap, s->n, sizeof(*s->v), 256))
+		return -1;
 	s->v[s->n++] = ns;
 	return 0;
 }
