@@ -60,7 +60,7 @@ int kc_view_command(int argc, char *argv[], const struct kc_global *g,
 		return rc;
 	s = calloc(1, sizeof(*s));	/* 28 KiB of histograms: not on the stack */
 	if (!s) {
-		fprintf(stderr, "kvmchurn %s: %s\n", cmd, strerror(errno));
+		kc_err(cmd, "%s", strerror(errno));
 		return KC_EXIT_CANNOT_START;
 	}
 	rc = kc_read_module(cmd, g, s, NULL, NULL);

@@ -28,7 +28,7 @@ static int status(const struct kc_snap *s)
 {
 	if (s->has_filter)
 		return KC_EXIT_OK;
-	fprintf(stderr, "kvmchurn filter: the raw file has no filter record\n");
+	kc_err("filter", "the raw file has no filter record");
 	return KC_EXIT_CANNOT_START;
 }
 

@@ -193,7 +193,7 @@ static int read_all(struct downtime *dt, int argc, char *argv[], int first)
 		rc = kc_dt_read(dt, argv[i]);
 	kc_mig_finish(&dt->a);
 	if (dt->oom) {
-		fprintf(stderr, "kvmchurn downtime: out of memory\n");
+		kc_err("downtime", "out of memory");
 		rc = KC_EXIT_CANNOT_START;
 	}
 	return rc;

@@ -74,7 +74,7 @@ int kc_dt_read(struct downtime *dt, const char *path)
 	ssize_t r;
 
 	if (fd < 0) {
-		fprintf(stderr, "kvmchurn downtime: cannot open %s: %s\n", path, strerror(errno));
+		kc_err("downtime", "cannot open %s: %s", path, strerror(errno));
 		return KC_EXIT_CANNOT_START;
 	}
 	buf = malloc(KC_LINE_MAX + 1);
@@ -88,12 +88,12 @@ int kc_dt_read(struct downtime *dt, const char *path)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			fprintf(stderr, "kvmchurn downtime: cannot read %s: %s\n", name, strerror(errno));
+			kc_err("downtime", "cannot read %s: %s", name, strerror(errno));
 			goto out;
 		}
 		len += (size_t)r;
 		if (feed(dt, buf, &len, &lineno, r == 0 || len == KC_LINE_MAX)) {
-			fprintf(stderr, "kvmchurn downtime: out of memory reading %s\n", name);
+			kc_err("downtime", "out of memory reading %s", name);
 			goto out;
 		}
 		if (r == 0)
@@ -122,7 +122,7 @@ static bool follow_open(struct downtime *dt, struct followed *f)
 {
 	f->fd = f->is_stdin ? 0 : open(f->path, O_RDONLY | O_CLOEXEC);
 	if (f->fd < 0 || fstat(f->fd, &f->st)) {
-		fprintf(stderr, "kvmchurn downtime: cannot open %s: %s\n", f->path, strerror(errno));
+		kc_err("downtime", "cannot open %s: %s", f->path, strerror(errno));
 		return false;
 	}
 	f->pos = 0;
@@ -164,7 +164,7 @@ int kc_dt_follow(struct downtime *dt, const char *path)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			fprintf(stderr, "kvmchurn downtime: cannot read %s: %s\n", f.name, strerror(errno));
+			kc_err("downtime", "cannot read %s: %s", f.name, strerror(errno));
 			break;
 		}
 		if (r > 0) {
@@ -172,7 +172,7 @@ int kc_dt_follow(struct downtime *dt, const char *path)
 			f.pos += r;
 			len += (size_t)r;
 			if (feed(dt, buf, &len, &f.lineno, len == KC_LINE_MAX)) {
-				fprintf(stderr, "kvmchurn downtime: out of memory\n");
+				kc_err("downtime", "out of memory");
 				break;
 			}
 			continue;

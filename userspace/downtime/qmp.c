@@ -30,7 +30,7 @@ struct qmp {
 
 static int qmp_fail(const struct qmp *q, const char *what)
 {
-	fprintf(stderr, "kvmchurn downtime: QMP at %s: %s\n", q->path, what);
+	kc_err("downtime", "QMP at %s: %s", q->path, what);
 	return -1;
 }
 
@@ -81,7 +81,7 @@ static int qmp_send(struct qmp *q, const char *cmd, char **reply)
 	if (qmp_line(q, reply))
 		return -1;
 	if (strstr(*reply, "\"error\"")) {
-		fprintf(stderr, "kvmchurn downtime: QMP at %s refused %.*s: %s\n", q->path,
+		kc_err("downtime", "QMP at %s refused %.*s: %s", q->path,
 			(int)strcspn(cmd, "\n"), cmd, *reply);
 		return -1;
 	}
@@ -129,7 +129,7 @@ int kc_qmp_trace_downtime(const char *path, bool enable)
 	int rc = KC_EXIT_CANNOT_START;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "kvmchurn downtime: %s: socket path too long\n", path);
+		kc_err("downtime", "%s: socket path too long", path);
 		return KC_EXIT_CANNOT_START;
 	}
 	q = calloc(1, sizeof(*q));
@@ -141,7 +141,7 @@ int kc_qmp_trace_downtime(const char *path, bool enable)
 	strcpy(sa.sun_path, path);
 	q->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (q->fd < 0 || connect(q->fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		fprintf(stderr, "kvmchurn downtime: cannot connect to %s: %s: is it the socket of a QEMU's -qmp unix:%s,server=on?\n",
+		kc_err("downtime", "cannot connect to %s: %s: is it the socket of a QEMU's -qmp unix:%s,server=on?",
 			path, strerror(errno), path);
 		goto out;
 	}
@@ -156,7 +156,7 @@ int kc_qmp_trace_downtime(const char *path, bool enable)
 		goto out;
 	n = list_events(reply, &on, names, sizeof(names));
 	if (!n) {
-		fprintf(stderr, "kvmchurn downtime: the QEMU at %s has no vmstate_downtime_* trace events: they came with QEMU 8.2, so its migrations' downtime cannot be broken down (query-migrate gives only the total)\n",
+		kc_err("downtime", "the QEMU at %s has no vmstate_downtime_* trace events: they came with QEMU 8.2, so its migrations' downtime cannot be broken down (query-migrate gives only the total)",
 			path);
 		goto out;
 	}
@@ -168,7 +168,7 @@ int kc_qmp_trace_downtime(const char *path, bool enable)
 		goto out;
 	n = list_events(reply, &on, names, sizeof(names));
 	if (on != (enable ? n : 0)) {
-		fprintf(stderr, "kvmchurn downtime: QMP at %s: %zu of %zu events on after switching them %s\n",
+		kc_err("downtime", "QMP at %s: %zu of %zu events on after switching them %s",
 			path, on, n, enable ? "on" : "off");
 		goto out;
 	}

@@ -83,6 +83,8 @@ int kc_opt_path(const struct kc_opt_parser *p, const char *what, const char **ou
 /* Parses the current option's value as an integer in [min, max]. */
 int kc_opt_ulong(const struct kc_opt_parser *p, unsigned long min,
 		 unsigned long max, unsigned long *out);
+/* "kvmchurn[ CMD]: MESSAGE" and a newline on stderr: how a command says what failed. */
+void kc_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "kvmchurn[ CMD]: MESSAGE" and a hint on stderr; returns KC_EXIT_USAGE. */
 int kc_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -34,8 +34,7 @@ static bool dir_is_empty(const char *path)
 
 static void not_root(const char *cmd, const char *path, int err)
 {
-	fprintf(stderr, "kvmchurn %s: cannot open %s: %s: the module's files are root-only: run kvmchurn as root (sudo kvmchurn %s)\n",
-		cmd, path, strerror(err), cmd);
+	kc_err(cmd, "cannot open %s: %s: the module's files are root-only: run kvmchurn as root (sudo kvmchurn %s)", path, strerror(err), cmd);
 }
 
 /*
@@ -54,8 +53,7 @@ static void explain(const char *cmd, const char *dir, const char *path, int err)
 		return;
 	}
 	if (err == EPERM) {
-		fprintf(stderr, "kvmchurn %s: cannot open %s: %s: is the kernel locked down (/sys/kernel/security/lockdown)?\n",
-			cmd, path, strerror(err));
+		kc_err(cmd, "cannot open %s: %s: is the kernel locked down (/sys/kernel/security/lockdown)?", path, strerror(err));
 		return;
 	}
 	if (err == ENOENT && stat(dir, &st)) {
@@ -65,33 +63,29 @@ static void explain(const char *cmd, const char *dir, const char *path, int err)
 			return;
 		}
 		if (err != ENOENT) {
-			fprintf(stderr, "kvmchurn %s: cannot open %s: %s\n", cmd,
+			kc_err(cmd, "cannot open %s: %s",
 				dir, strerror(err));
 			return;
 		}
 		snprintf(buf, sizeof(buf), "%s", dir);
 		parent = dirname(buf);
 		if (!statfs(parent, &fs) && fs.f_type == DEBUGFS_MAGIC) {
-			fprintf(stderr, "kvmchurn %s: the kvmchurn module is not loaded (there is no %s): load it with 'modprobe kvmchurn'\n",
-				cmd, dir);
+			kc_err(cmd, "the kvmchurn module is not loaded (there is no %s): load it with 'modprobe kvmchurn'", dir);
 			return;
 		}
 		/* An unmounted debugfs leaves an empty /sys/kernel/debug. */
 		if (!strcmp(parent, KC_DEBUGFS) && dir_is_empty(parent)) {
-			fprintf(stderr, "kvmchurn %s: debugfs is not mounted on %s: mount it with 'mount -t debugfs none %s'\n",
-				cmd, parent, parent);
+			kc_err(cmd, "debugfs is not mounted on %s: mount it with 'mount -t debugfs none %s'", parent, parent);
 			return;
 		}
-		fprintf(stderr, "kvmchurn %s: there is no folder %s: -d names the module's debugfs folder (default %s)\n",
-			cmd, dir, KC_DEFAULT_DIR);
+		kc_err(cmd, "there is no folder %s: -d names the module's debugfs folder (default %s)", dir, KC_DEFAULT_DIR);
 		return;
 	}
 	if (err == ENOENT || err == ENOTDIR) {
-		fprintf(stderr, "kvmchurn %s: cannot open %s: %s: %s is not the module's debugfs folder (default %s)\n",
-			cmd, path, strerror(err), dir, KC_DEFAULT_DIR);
+		kc_err(cmd, "cannot open %s: %s: %s is not the module's debugfs folder (default %s)", path, strerror(err), dir, KC_DEFAULT_DIR);
 		return;
 	}
-	fprintf(stderr, "kvmchurn %s: cannot open %s: %s\n", cmd, path, strerror(err));
+	kc_err(cmd, "cannot open %s: %s", path, strerror(err));
 }
 
 static char *join(const char *dir, const char *file)
@@ -118,12 +112,12 @@ static int read_raw(const char *cmd, const char *dir, const char *path,
 		if (dir)
 			explain(cmd, dir, path, err);
 		else
-			fprintf(stderr, "kvmchurn %s: cannot open %s: %s\n", cmd,
+			kc_err(cmd, "cannot open %s: %s",
 				path, strerror(err));
 		return KC_EXIT_CANNOT_START;
 	}
 	if (kc_read_fd(fd, &buf, &n)) {
-		fprintf(stderr, "kvmchurn %s: reading %s: %s\n", cmd, path,
+		kc_err(cmd, "reading %s: %s", path,
 			strerror(errno));
 		close(fd);
 		return KC_EXIT_CANNOT_START;
@@ -206,15 +200,13 @@ int kc_write_control(const char *cmd, const struct kc_global *g,
 	}
 	/* What is written ends in a newline; the message shows it without. */
 	if (n >= 0)
-		fprintf(stderr, "kvmchurn %s: writing '%.*s' to %s: only %zd of %zu bytes written\n",
-			cmd, (int)len - 1, value, path, n, len);
+		kc_err(cmd, "writing '%.*s' to %s: only %zd of %zu bytes written", (int)len - 1, value, path, n, len);
 	else if (err == EINVAL)
-		fprintf(stderr, "kvmchurn %s: the module refused '%.*s' in %s (%s)\n",
-			cmd, (int)len - 1, value, path, strerror(err));
+		kc_err(cmd, "the module refused '%.*s' in %s (%s)", (int)len - 1, value, path, strerror(err));
 	else if ((err == EACCES || err == EPERM) && geteuid())
 		not_root(cmd, path, err);
 	else
-		fprintf(stderr, "kvmchurn %s: writing '%.*s' to %s: %s\n", cmd,
+		kc_err(cmd, "writing '%.*s' to %s: %s",
 			(int)len - 1, value, path, strerror(err));
 	free(path);
 	return KC_EXIT_CANNOT_START;

@@ -11,11 +11,27 @@
 
 #include "client.h"
 
+static void prefix(const char *cmd)
+{
+	fprintf(stderr, "kvmchurn%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+}
+
+void kc_err(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	prefix(cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 int kc_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "kvmchurn%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	prefix(cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

@@ -294,8 +294,7 @@ int kc_snap_parse(const char *cmd, const char *name, const char *text,
 	memset(s, 0, sizeof(*s));
 	s->enabled = -1;
 	if (!len) {
-		fprintf(stderr, "kvmchurn %s: %s is empty: not a kvmchurn raw file\n",
-			cmd, name);
+		kc_err(cmd, "%s is empty: not a kvmchurn raw file", name);
 		return -1;
 	}
 	if (memchr(text, '\0', len)) {
@@ -306,7 +305,7 @@ int kc_snap_parse(const char *cmd, const char *name, const char *text,
 	}
 	buf = malloc(len + 1);
 	if (!buf) {
-		fprintf(stderr, "kvmchurn %s: %s: %s\n", cmd, name, strerror(errno));
+		kc_err(cmd, "%s: %s", name, strerror(errno));
 		return -1;
 	}
 	memcpy(buf, text, len);
@@ -323,8 +322,7 @@ int kc_snap_parse(const char *cmd, const char *name, const char *text,
 	}
 	free(buf);
 	if (!rc && (!p.seen_unit || !p.seen_slots)) {
-		fprintf(stderr, "kvmchurn %s: %s: no %s record: the file is incomplete\n",
-			cmd, name, p.seen_unit ? "slots" : "unit");
+		kc_err(cmd, "%s: no %s record: the file is incomplete", name, p.seen_unit ? "slots" : "unit");
 		rc = -1;
 	}
 	if (rc)

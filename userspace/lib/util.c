@@ -137,6 +137,6 @@ int kc_write_output(const char *cmd, const char *path,
 		if (!replace_commit(f, tmp, path))
 			return KC_EXIT_OK;
 	}
-	fprintf(stderr, "kvmchurn %s: writing %s: %s\n", cmd, path, strerror(errno));
+	kc_err(cmd, "writing %s: %s", path, strerror(errno));
 	return KC_EXIT_CANNOT_START;
 }
