@@ -25,7 +25,7 @@ check() { # check NAME CMD...: ok when CMD succeeds, its output in the log eithe
 has() { # has NAME FILE PATTERN: FILE (a listing) has a line matching PATTERN
 	if grep -qE "$3" "$2"; then ok "$1"; else nok "$1"; fi
 }
-ver=$(make -s -C /kvmchurn/src version)
+ver=$(make -s --no-print-directory -C /kvmchurn/src version)
 arch=$(dpkg --print-architecture)
 dkms_deb=/kvmchurn/kvmchurn-dkms_${ver}_all.deb
 client_deb=/kvmchurn/kvmchurn_${ver}_$arch.deb

@@ -10,7 +10,7 @@ set -u
 krel=$1
 src=/kvmchurn/src
 out=/kvmchurn/out
-ver=$(make -s -C "$src" version)
+ver=$(make -s --no-print-directory -C "$src" version)
 # shellcheck source-path=SCRIPTDIR source=../lib/tap.sh
 . /kvmchurn/src/tests/lib/tap.sh
 ok() { tap_ok "$@"; }

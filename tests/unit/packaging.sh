@@ -24,13 +24,13 @@ words() { tr -s '[:space:]' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ' | sed 's/
 [[ -x $client ]] || { echo "packaging.sh: $client not found: run make client" >&2; exit 2; }
 
 # the version
-ver=$(make -s -C "$top" version)
+ver=$(make -s --no-print-directory -C "$top" version)
 result "debian/changelog's version is dkms.conf's" "$ver" \
 	"$(sed -n '1s/^kvmchurn (\([^)]*\)).*/\1/p' "$top/debian/changelog")"
 result "kvmchurn --version is dkms.conf's" "kvmchurn $ver" "$("$client" --version)"
 
 # what a build leaves in the tree: one list (build.mk), which git must ignore too
-products=$(make -s -C "$top" products | words)
+products=$(make -s --no-print-directory -C "$top" products | words)
 result "every product of build.mk's KC_PRODUCTS is in .gitignore" "$products" \
 	"$(grep -xF -f <(tr ' ' '\n' <<<"$products") "$top/.gitignore" | words)"
 

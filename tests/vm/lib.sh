@@ -261,7 +261,7 @@ kc_copy_tree() {
 		if [[ -e $KVMCHURN_SRC/$item ]]; then items+=("$item"); fi
 	done
 	local -a excl
-	read -ra excl <<<"$(make -s -C "$KVMCHURN_SRC" products)"
+	read -ra excl <<<"$(make -s --no-print-directory -C "$KVMCHURN_SRC" products)"
 	tar -C "$KVMCHURN_SRC" --exclude-vcs "${excl[@]/#/--exclude=}" -cf - "${items[@]}" | tar -C "$dest" -xf -
 }
 
@@ -271,7 +271,7 @@ kc_guest_cc() {
 	local cc=gcc
 	[[ $KC_ARCH != arm64 ]] || cc=aarch64-linux-gnu-gcc
 	# shellcheck disable=SC2046 # the flags are words
-	"$cc" $(make -s -C "$KC_TOP" cflags) -D_GNU_SOURCE -O2 -static -o "$1" "$2"
+	"$cc" $(make -s --no-print-directory -C "$KC_TOP" cflags) -D_GNU_SOURCE -O2 -static -o "$1" "$2"
 }
 
 # kc_debootstrap DIR RELEASE [DEBOOTSTRAP-ARGS...]: a minbase RELEASE made afresh in DIR
