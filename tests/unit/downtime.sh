@@ -436,44 +436,29 @@ finish "--prometheus -o FILE writes the file, nothing on stdout"
 
 # The follower is watched by what it has done, never by time: each wait below
 # ends on an event, and its 60 s only guard against a hang.
-# wait_for FILE EXTENDED-REGEX: until FILE has a matching line
-wait_for() {
-	local i
-
-	for ((i = 0; i < 600; i++)); do
-		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 # idle_at FILE [BYTES]: until the follower has read FILE up to BYTES (default: all of
 # it; the offset of its descriptor, /proc/PID/fdinfo) and is asleep (it sleeps only
 # between reads, so what it read is dealt with)
-idle_at() {
-	local path want=${2:-$(stat -c %s "$1")} i fd pos state
-	path=$(readlink -f "$1")
-	for ((i = 0; i < 600; i++)); do
-		for fd in /proc/"$bg"/fd/*; do
-			[[ $(readlink "$fd" 2>/dev/null) == "$path" ]] || continue
-			pos=$(awk '$1 == "pos:" { print $2 }' "/proc/$bg/fdinfo/${fd##*/}" 2>/dev/null)
-			state=$(awk '{ print $3 }' "/proc/$bg/stat" 2>/dev/null)
-			[[ $pos == "$want" && $state == S ]] && return 0
-		done
-		sleep 0.1
+read_to() { # read_to PATH BYTES: the follower has read PATH up to BYTES and sleeps
+	local fd pos
+
+	for fd in /proc/"$bg"/fd/*; do
+		[[ $(readlink "$fd" 2>/dev/null) == "$1" ]] || continue
+		pos=$(awk '$1 == "pos:" { print $2 }' "/proc/$bg/fdinfo/${fd##*/}" 2>/dev/null)
+		[[ $pos == "$2" && $(awk '{ print $3 }' "/proc/$bg/stat" 2>/dev/null) == S ]] && return 0
 	done
-	problems+=("the follower did not read $1 to byte $want within 60 s")
 	return 1
+}
+idle_at() {
+	local want=${2:-$(stat -c %s "$1")}
+
+	wait_for 60 read_to "$(readlink -f "$1")" "$want" ||
+		problems+=("the follower did not read $1 to byte $want within 60 s")
 }
 # stop_bg: SIGINT to the follower, its status in $rc (killed if still there after 60 s)
 stop_bg() {
-	local i
-
 	kill -INT "$bg"
-	for ((i = 0; i < 600; i++)); do
-		kill -0 "$bg" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$bg" 2>/dev/null; then
+	if ! wait_for 60 gone "$bg"; then
 		kill -9 "$bg"
 		problems+=("still running 60 s after SIGINT")
 	fi
@@ -491,7 +476,7 @@ head -c 2000 "$tx/src.log" >>"$tmp/f/src.log"	# cut inside a line
 idle_at "$tmp/f/src.log" 2000
 [[ -s $tmp/f/out ]] && problems+=("output before the migration ended:" "$(head -3 "$tmp/f/out")")
 tail -c $((size - 2000)) "$tx/src.log" >>"$tmp/f/src.log"
-if wait_for "$tmp/f/out" '^  slowest devices'; then
+if wait_for 60 has_line "$tmp/f/out" '^  slowest devices'; then
 	idle_at "$tmp/f/src.log"
 	sed '/^$/q' "$expected/follow-trixie-10.0.13-precopy-ts-src.txt" | sed '$d' >"$tmp/block"
 	cmp -s "$tmp/block" "$tmp/f/out" ||
@@ -511,11 +496,11 @@ finish "--follow: a migration written in two parts, printed when it ends; SIGINT
 cp "$tx/src.log" "$tmp/f/src.log"
 (cd "$tmp/f" && exec "$client" downtime --follow src.log) >"$tmp/f/out" 2>"$tmp/f/err" &
 bg=$!
-if wait_for "$tmp/f/out" '^  slowest devices'; then
+if wait_for 60 has_line "$tmp/f/out" '^  slowest devices'; then
 	# all of the first file read, then one shorter written over it
 	idle_at "$tmp/f/src.log"
 	cat "$fixtures/trixie-10.0.13-precopy-ts-dflag/src.log" >"$tmp/f/src.log"
-	wait_for "$tmp/f/out" '^migration 2:' || problems+=("nothing read after the file was cut short")
+	wait_for 60 has_line "$tmp/f/out" '^migration 2:' || problems+=("nothing read after the file was cut short")
 	idle_at "$tmp/f/src.log"
 else
 	problems+=("no migration printed within 60 s")
@@ -537,7 +522,7 @@ finish "--follow: a file cut short is read again from its start"
 cp "$tx/src.log" "$tmp/f/src.log"
 (cd "$tmp/f" && exec "$client" downtime --follow --json src.log) >"$tmp/f/out" 2>"$tmp/f/err" &
 bg=$!
-wait_for "$tmp/f/out" '^\{"seq":1,' || problems+=("no migration printed within 60 s")
+wait_for 60 has_line "$tmp/f/out" '^\{"seq":1,' || problems+=("no migration printed within 60 s")
 idle_at "$tmp/f/src.log"
 stop_bg
 want_eq "exit status after SIGINT" 0 "$rc"

@@ -86,6 +86,28 @@ want_eq() {	# WHAT EXPECTED GOT
 	[[ $2 == "$3" ]] || problems+=("$1: $3, expected $2")
 }
 
+# Conditions for wait_for (tests/lib/tap.sh), which each test waits on with a 60 s guard.
+# has_line FILE EXTENDED-REGEX: FILE has a matching line.
+has_line() { grep -Eq -- "$2" "$1" 2>/dev/null; }
+# gone PID: the process has ended.
+gone() { ! kill -0 "$1" 2>/dev/null; }
+# catches PID SIGNAL-NUMBER: the process has a handler for the signal (SigCgt).
+catches() {
+	local mask
+
+	mask=$(awk '$1 == "SigCgt:" { print $2 }' "/proc/$1/status" 2>/dev/null)
+	[[ -n $mask ]] && (((16#$mask >> ($2 - 1)) & 1))
+}
+# named COMM N: exactly N processes are named COMM, zombies included.
+named() {
+	local p n=0
+
+	for p in /proc/[0-9]*; do
+		[[ $(cat "$p/comm" 2>/dev/null) == "$1" ]] && n=$((n + 1))
+	done
+	((n == $2))
+}
+
 # The parser of every JSON and Prometheus output: a real one, or no verdict.
 python=$(command -v python3) ||
 	{ echo "tests/unit: python3 is needed to parse the JSON outputs: apt-get install python3" >&2; exit 2; }

@@ -595,13 +595,14 @@ normalize_watch >"$tmp/normal"
 want_same normal "$expected/hand/watch-empty.out"
 finish "watch: nothing happens"
 
-# held_open PATH: some process has PATH open.
-held_open() {
+# closed PATH: no process has PATH open.
+closed() {
 	local fd
+
 	for fd in /proc/[0-9]*/fd/*; do
-		[[ $(readlink "$fd" 2>/dev/null) == "$1" ]] && return 0
+		[[ $(readlink "$fd" 2>/dev/null) == "$1" ]] && return 1
 	done
-	return 1
+	return 0
 }
 
 # raw as a FIFO: the first read gets one snapshot, the second the next. The
@@ -616,7 +617,7 @@ watch_fifo() {
 	mkdir -p "$tmp/w"
 	mkfifo "$tmp/w/raw"
 	fifo=$(readlink -f "$tmp/w/raw")
-	(cat "$first" >"$fifo" && while held_open "$fifo"; do sleep 0.05; done && cat "$second" >"$fifo") &
+	(cat "$first" >"$fifo" && wait_for 60 closed "$fifo" && cat "$second" >"$fifo") &
 	local feeder=$!
 	run -d "$tmp/w" watch -i 0.5 -c 1 "$@"
 	# A writer still waiting for a reader (the test failed) is let go.
@@ -661,12 +662,8 @@ finish "watch: a reset by someone else"
 
 "$client" -d "$hand/empty" watch -i 30 >"$tmp/out" 2>"$tmp/err" &
 watcher=$!
-# once it catches SIGINT (SigCgt bit 1), not after a guess at how long that takes
-for ((i = 0; i < 600; i++)); do
-	mask=$(awk '$1 == "SigCgt:" { print $2 }' "/proc/$watcher/status" 2>/dev/null)
-	[[ -n $mask ]] && (((16#$mask >> 1) & 1)) && break
-	sleep 0.1
-done
+# once it catches SIGINT, not after a guess at how long that takes
+wait_for 60 catches "$watcher" 2
 kill -INT "$watcher"
 wait "$watcher"
 rc=$?

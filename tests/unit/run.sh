@@ -38,12 +38,7 @@ run() {
 # Processes named COMM, zombies included: there must be none once the
 # client has returned.
 want_no_process() {
-	local comm=$1 pid n=0
-
-	for pid in /proc/[0-9]*; do
-		[ "$(cat "$pid/comm" 2>/dev/null)" = "$comm" ] && n=$((n + 1))
-	done
-	[ "$n" -eq 0 ] || problems+=("$n processes named $comm left behind")
+	named "$1" 0 || problems+=("processes named $1 left behind")
 }
 
 # usage NAME ARGS...: exit status 64, nothing on stdout, and stderr exactly
@@ -214,20 +209,10 @@ fake_tests() {
 		FAKEKVM_EVERY=3 FAKEKVM_COUNTER="$tmp/counter" \
 		"$client" load --dev "$tmp/kvm" --comm "$comm" --mem 4 --run -n 4 -j 3 \
 		--together --timeout 5 >"$tmp/out" 2>"$tmp/err" &
-	local tpid=$! alive=0 p tries=600
-	until grep -q 3 "$tmp/counter" || [ $((tries -= 1)) -eq 0 ]; do
-		sleep 0.1
-	done
+	local tpid=$!
+	wait_for 60 grep -q 3 "$tmp/counter"
 	# the three of the wave, while the third hangs (its 5 s are the margin)
-	for ((tries = 0; tries < 40; tries++)); do
-		alive=0
-		for p in /proc/[0-9]*; do
-			[ "$(cat "$p/comm" 2>/dev/null)" = "$comm" ] && alive=$((alive + 1))
-		done
-		[ "$alive" -eq 3 ] && break
-		sleep 0.1
-	done
-	[ "$alive" -eq 3 ] || problems+=("$alive VM processes alive while one hangs, want 3")
+	wait_for 4 named "$comm" 3 || problems+=("not 3 VM processes alive while one hangs")
 	wait "$tpid"
 	rc=$?
 	want_rc 1
@@ -270,11 +255,9 @@ fake_tests() {
 		FAKEKVM_EVERY=2 FAKEKVM_COUNTER="$tmp/counter" \
 		"$client" load --dev "$tmp/kvm" --comm "$comm" --mem 4 --run -n 3 \
 		>"$tmp/out" 2>"$tmp/err" &
-	local pid=$! tries=600
+	local pid=$!
 	# VM 2 opened the device: VM 1 has completed (-j 1), VM 2 hangs.
-	until grep -q 2 "$tmp/counter" || [ $((tries -= 1)) -eq 0 ]; do
-		sleep 0.1
-	done
+	wait_for 60 grep -q 2 "$tmp/counter"
 	kill -INT "$pid"
 	wait "$pid"
 	rc=$?
