@@ -24,8 +24,6 @@ const char dump_usage[] =
 	"\n"
 	"Exit status: 0, or 2 when the module's raw file cannot be read.\n";
 
-static const unsigned int permille[] = { 500, 900, 990 };
-
 static void print_text(const struct kc_snap *s)
 {
 	for (unsigned int m = 0; m < KC_NR_METRICS; m++) {
@@ -34,8 +32,8 @@ static void print_text(const struct kc_snap *s)
 		printf("metric\t%s\t%llu\t%llu", kc_metric_name(m), h->count, h->sum);
 		if (h->count) {
 			printf("\t%llu", kc_hist_avg(h));
-			for (unsigned int i = 0; i < ARRAY_SIZE(permille); i++)
-				printf("\t%llu", kc_hist_pct(h, permille[i]));
+			for (unsigned int i = 0; i < KC_NR_PCTS; i++)
+				printf("\t%llu", kc_hist_pct(h, kc_pct_permille[i]));
 			printf("\t%llu", h->max);
 		} else {
 			printf("\t-\t-\t-\t-\t-");

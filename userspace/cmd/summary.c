@@ -30,8 +30,6 @@ const char summary_usage[] =
 	"\n"
 	"Exit status: 0, or 2 when the module's raw file cannot be read.\n";
 
-static const unsigned int permille[] = { 500, 900, 990 };
-
 static void print_text(const struct kc_snap *s)
 {
 	printf("%-21s %9s %11s %11s %11s %11s %11s %8s  %s\n", "metric", "count",
@@ -44,8 +42,8 @@ static void print_text(const struct kc_snap *s)
 		printf("%-21s %9llu", kc_metric_name(m), h->count);
 		if (h->count) {
 			printf(" %11llu", kc_hist_avg(h));
-			for (unsigned int i = 0; i < ARRAY_SIZE(permille); i++)
-				printf(" %11llu", kc_hist_pct(h, permille[i]));
+			for (unsigned int i = 0; i < KC_NR_PCTS; i++)
+				printf(" %11llu", kc_hist_pct(h, kc_pct_permille[i]));
 			printf(" %11llu", h->max);
 		} else {
 			printf(" %11s %11s %11s %11s %11s", "-", "-", "-", "-", "-");

@@ -70,9 +70,6 @@ void kc_dt_print_migration(const struct kc_migration *m)
 	free(slow);
 }
 
-static const unsigned int permille[] = { 500, 900, 990 };
-static const char *const permille_names[] = { "p50", "p90", "p99" };
-
 static void print_table(const char *title, const struct aggs *s)
 {
 	int w = (int)strlen(title);
@@ -86,8 +83,8 @@ static void print_table(const char *title, const struct aggs *s)
 		const struct kc_hist *h = &s->v[i].h;
 
 		printf("%-*s %9llu %11llu", w, s->v[i].name, h->count, kc_hist_avg(h));
-		for (size_t j = 0; j < ARRAY_SIZE(permille); j++)
-			printf(" %11llu", kc_hist_pct(h, permille[j]));
+		for (size_t j = 0; j < KC_NR_PCTS; j++)
+			printf(" %11llu", kc_hist_pct(h, kc_pct_permille[j]));
 		printf(" %11llu  us\n", h->max);
 	}
 }
@@ -211,8 +208,8 @@ static void json_aggs(struct kc_json *j, const char *key, const struct aggs *s)
 		kc_json_uint(j, "count", h->count);
 		kc_json_uint(j, "sum", h->sum);
 		kc_json_uint(j, "avg", kc_hist_avg(h));
-		for (size_t k = 0; k < ARRAY_SIZE(permille); k++)
-			kc_json_uint(j, permille_names[k], kc_hist_pct(h, permille[k]));
+		for (size_t k = 0; k < KC_NR_PCTS; k++)
+			kc_json_uint(j, kc_pct_name[k], kc_hist_pct(h, kc_pct_permille[k]));
 		kc_json_uint(j, "max", h->max);
 		kc_json_end(j);
 	}

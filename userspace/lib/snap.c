@@ -372,6 +372,9 @@ __u64 kc_hist_avg(const struct kc_hist *h)
 	return h->count ? h->sum / h->count : 0;
 }
 
+const unsigned int kc_pct_permille[KC_NR_PCTS] = { 500, 900, 990 };
+const char *const kc_pct_name[KC_NR_PCTS] = { "p50", "p90", "p99" };
+
 __u64 kc_hist_pct(const struct kc_hist *h, unsigned int permille)
 {
 	return kc_percentile(h->slots, h->count, permille, h->max);

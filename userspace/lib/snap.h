@@ -63,6 +63,13 @@ __u64 kc_snap_missed(const struct kc_snap *s, unsigned int m);
 __u64 kc_snap_missed_total(const struct kc_snap *s);
 /* Average, rounded down as the module's summary does; 0 when empty. */
 __u64 kc_hist_avg(const struct kc_hist *h);
+/*
+ * The percentiles of every summary the client prints (p50, p90, p99), in
+ * order; the module's summary file has the same (module/render.c).
+ */
+#define KC_NR_PCTS	3
+extern const unsigned int kc_pct_permille[KC_NR_PCTS];
+extern const char *const kc_pct_name[KC_NR_PCTS];
 /* kc_percentile() of @h, @permille 0-1000. */
 __u64 kc_hist_pct(const struct kc_hist *h, unsigned int permille);
 

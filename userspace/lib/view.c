@@ -58,9 +58,6 @@ const char *kc_snap_state(const struct kc_snap *s, unsigned int m)
 
 void kc_json_metrics(struct kc_json *j, const struct kc_snap *s)
 {
-	static const char *const names[] = { "p50", "p90", "p99" };
-	static const unsigned int permille[] = { 500, 900, 990 };
-
 	kc_json_str(j, "unit", s->unit);
 	kc_json_array(j, "metrics");
 	for (unsigned int m = 0; m < KC_NR_METRICS; m++) {
@@ -71,8 +68,9 @@ void kc_json_metrics(struct kc_json *j, const struct kc_snap *s)
 		kc_json_uint(j, "count", h->count);
 		kc_json_uint(j, "sum", h->sum);
 		kc_json_uint_or_null(j, "avg", kc_hist_avg(h), h->count);
-		for (unsigned int i = 0; i < ARRAY_SIZE(permille); i++)
-			kc_json_uint_or_null(j, names[i], kc_hist_pct(h, permille[i]), h->count);
+		for (unsigned int i = 0; i < KC_NR_PCTS; i++)
+			kc_json_uint_or_null(j, kc_pct_name[i], kc_hist_pct(h, kc_pct_permille[i]),
+					     h->count);
 		kc_json_uint_or_null(j, "max", h->max, h->count);
 		kc_json_uint(j, "nmissed", kc_snap_missed(s, m));
 		kc_json_str(j, "state", kc_snap_state(s, m));
