@@ -53,11 +53,13 @@ result() {
 	finish "$1"
 }
 
-# done_suite SUITE: the plan and "SUITE: N passed, N failed"; false if any failed.
+# done_suite SUITE: the plan (tap_done) and "SUITE: N passed, N failed"; false if any failed.
 done_suite() {
-	echo "1..$tap_n"
+	local rc=0
+
+	tap_done || rc=1
 	echo "$1: $((tap_n - tap_failed)) passed, $tap_failed failed"
-	((tap_failed == 0))
+	return "$rc"
 }
 
 want_rc() {
