@@ -2,12 +2,13 @@
 # shellcheck shell=bash disable=SC2207 # COMPREPLY=($(compgen ...)) is the completion idiom
 # bash completion for kvmchurn(1). Installed as
 # /usr/share/bash-completion/completions/kvmchurn; tests/unit/packaging.sh checks
-# that its commands, options and metrics are the client's own.
+# that its commands and options are the client's own. The metrics come from
+# the client itself, so that they are those of the installed version.
 
-_kvmchurn_metrics="kvm_create_vm irqbypass_register signal_to_exit exit_to_reap
-	exit_files exit_mmap kvm_vm_release kvm_destroy_vm kvm_destroy_vcpus
-	stage2_destroy kvm_mmu_teardown irqbypass_unregister reclaim_direct
-	reclaim_memcg"
+# _kvmchurn_metrics CLIENT: the metrics of CLIENT's table (`show --list`).
+_kvmchurn_metrics() {
+	"$1" show --list 2>/dev/null | cut -f1
+}
 
 _kvmchurn_commands="show summary watch check probes filter reset enable disable
 	snapshot diff export dump load downtime help"
@@ -15,7 +16,7 @@ _kvmchurn_commands="show summary watch check probes filter reset enable disable
 # _kvmchurn_options COMMAND: the options COMMAND takes.
 _kvmchurn_options() {
 	case $1 in
-	show) echo "--fine --unit --bpftrace --json -h --help" ;;
+	show) echo "--fine --unit --bpftrace --json --list -h --help" ;;
 	summary | check | probes | filter | diff | dump) echo "--json -h --help" ;;
 	watch) echo "-i -c --json -h --help" ;;
 	reset | enable | disable) echo "-h --help" ;;
@@ -85,7 +86,7 @@ _kvmchurn() {
 		return
 	fi
 	case $cmd in
-	show) COMPREPLY=($(compgen -W "$_kvmchurn_metrics" -- "$cur")) ;;
+	show) COMPREPLY=($(compgen -W "$(_kvmchurn_metrics "${COMP_WORDS[0]}")" -- "$cur")) ;;
 	diff | downtime) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	help) ((i == COMP_CWORD - 1)) && COMPREPLY=($(compgen -W "$_kvmchurn_commands" -- "$cur")) ;;
 	esac

@@ -8,6 +8,7 @@
 #include <linux/debugfs.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -16,52 +17,44 @@
 static struct dentry *kc_dir;
 static DEFINE_MUTEX(kc_control_lock);	/* serializes enable and reset */
 
-/* A show function that needs a histogram snapshot (2 KiB: not on the stack). */
-#define KC_SNAP_SHOW(name, call)					\
-static int name##_show(struct seq_file *m, void *unused)		\
+typedef int (*kc_show_fn)(struct seq_file *m, struct kc_read *rd);
+
+/* Runs @show with buffers of its own for this read (struct kc_read). */
+static int kc_read_show(struct seq_file *m, kc_show_fn show)
+{
+	struct kc_read *rd = kvmalloc(sizeof(*rd), GFP_KERNEL);
+	int err;
+
+	if (!rd)
+		return -ENOMEM;
+	err = show(m, rd);
+	kvfree(rd);
+	return err;
+}
+
+/* A read-only view: kc_<name>_fops, whose text is kc_show_<name>(). */
+#define KC_VIEW(name)							\
+static int kc_##name##_show(struct seq_file *m, void *unused)		\
 {									\
-	struct kc_hist_snap *snap = kmalloc(sizeof(*snap), GFP_KERNEL);	\
-									\
-	if (!snap)							\
-		return -ENOMEM;						\
-	call;								\
-	kfree(snap);							\
-	return 0;							\
+	return kc_read_show(m, kc_show_##name);				\
 }									\
-DEFINE_SHOW_ATTRIBUTE(name)
+DEFINE_SHOW_ATTRIBUTE(kc_##name)
 
-KC_SNAP_SHOW(kc_all, kc_show_all(m, snap));
-KC_SNAP_SHOW(kc_summary, kc_show_summary(m, snap));
-KC_SNAP_SHOW(kc_raw, kc_show_raw(m, snap));
-KC_SNAP_SHOW(kc_hist, kc_show_hist(m, (uintptr_t)m->private, snap));
+KC_VIEW(all);
+KC_VIEW(summary);
+KC_VIEW(counters);
+KC_VIEW(probes);
+KC_VIEW(checks);
+KC_VIEW(raw);
+KC_VIEW(memory);
 
-static int kc_counters_show(struct seq_file *m, void *unused)
+/* hist/<metric>: the metric is the file's private data. */
+static int kc_show_hist_file(struct seq_file *m, struct kc_read *rd)
 {
-	kc_show_counters(m);
-	return 0;
+	return kc_show_hist(m, (uintptr_t)m->private, rd);
 }
-DEFINE_SHOW_ATTRIBUTE(kc_counters);
 
-static int kc_probes_show(struct seq_file *m, void *unused)
-{
-	kc_show_probes(m);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(kc_probes);
-
-static int kc_checks_show(struct seq_file *m, void *unused)
-{
-	kc_show_checks(m);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(kc_checks);
-
-static int kc_memory_show(struct seq_file *m, void *unused)
-{
-	kc_show_memory(m);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(kc_memory);
+KC_VIEW(hist_file);
 
 #define KC_WRITE_MAX	256
 
@@ -100,7 +93,7 @@ static int kc_read_bit(const char __user *ubuf, size_t count, bool *bit)
 
 static int kc_filter_show(struct seq_file *m, void *unused)
 {
-	char buf[KC_FILTER_MAX_NAMES * TASK_COMM_LEN];
+	char buf[KC_FILTER_MAX_NAMES * KC_COMM_LEN];
 
 	kc_filter_format(buf, sizeof(buf));
 	seq_printf(m, "%s\n", buf);
@@ -175,7 +168,6 @@ int kc_debugfs_init(void)
 	struct dentry *hist;
 	unsigned int i;
 
-	kc_render_init();
 	kc_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	if (IS_ERR_OR_NULL(kc_dir))
 		return kc_dir ? PTR_ERR(kc_dir) : -ENODEV;
@@ -192,7 +184,7 @@ int kc_debugfs_init(void)
 	hist = debugfs_create_dir("hist", kc_dir);
 	for (i = 0; i < KC_NR_METRICS; i++)
 		debugfs_create_file(kc_metric_name(i), 0400, hist,
-				    (void *)(uintptr_t)i, &kc_hist_fops);
+				    (void *)(uintptr_t)i, &kc_hist_file_fops);
 	return 0;
 }
 

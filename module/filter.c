@@ -19,8 +19,11 @@ struct kc_filter {
 	struct rcu_head rcu;
 	bool all;
 	unsigned int nr;
-	char names[KC_FILTER_MAX_NAMES][TASK_COMM_LEN];
+	char names[KC_FILTER_MAX_NAMES][KC_COMM_LEN];
 };
+
+/* The client checks names against the same length. */
+static_assert(KC_COMM_LEN == TASK_COMM_LEN);
 
 static struct kc_filter __rcu *kc_filter;
 static DEFINE_MUTEX(kc_filter_lock);	/* serializes writers */
@@ -36,15 +39,16 @@ static int kc_filter_parse(const char *spec, struct kc_filter *f)
 
 	memset(f, 0, sizeof(*f));
 	while (*p) {
-		size_t len = strcspn(p, " ,\t\n");
+		size_t len = strcspn(p, KC_FILTER_SEPS);
 
 		if (!len) {
 			p++;
 			continue;
 		}
-		if (len >= TASK_COMM_LEN || f->nr == KC_FILTER_MAX_NAMES)
+		if (len >= KC_COMM_LEN || f->nr == KC_FILTER_MAX_NAMES)
 			return -EINVAL;
-		if (len == 1 && *p == '*')
+		if (len == sizeof(KC_FILTER_ALL) - 1 &&
+		    !memcmp(p, KC_FILTER_ALL, len))
 			f->all = true;
 		memcpy(f->names[f->nr++], p, len);
 		p += len;

@@ -9,7 +9,7 @@
 #include <linux/sched.h>
 #include <linux/types.h>
 
-#include "kvmchurn_abi.h"
+#include "kvmchurn_rules.h"
 
 /*
  * What the module holds while loaded, as each part reports it (the `memory`
@@ -54,8 +54,6 @@ void kc_hist_reset(void);
 void kc_hist_mem(struct kc_mem *mem);
 
 /* filter.c: which processes are traced, by thread-group leader comm. */
-#define KC_FILTER_MAX_NAMES	8
-
 int kc_filter_check(const char *spec);
 int kc_filter_init(const char *spec);
 void kc_filter_exit(void);
@@ -100,54 +98,48 @@ void kc_pairs_stats(struct kc_pair_stats *st);
 unsigned int kc_pairs_count(enum kc_pair_kind kind);
 void kc_pairs_mem(struct kc_mem *mem);
 
-/* probes.c and tracepoints.c: what the `probes` file lists. */
-enum kc_probe_state {
-	KC_PROBE_OFF,
-	KC_PROBE_ATTACHED,
-	KC_PROBE_WAITING,	/* its module is not loaded */
-	KC_PROBE_ABSENT,
-	KC_PROBE_ERROR,
-};
-
-struct kc_probe_info {
-	enum kc_metric metric;
-	const char *kind;
-	char symbol[64];
-	enum kc_probe_state state;
-	int err;
-	u64 hits;
-	u64 missed;
-};
-
+/*
+ * probes.c and tracepoints.c: what the `probes` file lists, one
+ * kc_probe_status each, in kc_probe_desc() order.
+ */
 int kc_kretprobes_init(unsigned int maxactive);
 void kc_kretprobes_exit(void);
 unsigned int kc_kretprobes_count(void);
-void kc_kretprobe_info(unsigned int i, struct kc_probe_info *info);
+void kc_kretprobe_status(unsigned int i, struct kc_probe_status *st);
 void kc_kretprobes_mem(struct kc_mem *mem);
 
 int kc_tracepoints_init(void);
 void kc_tracepoints_exit(void);
 unsigned int kc_tracepoints_count(void);
-void kc_tracepoint_info(unsigned int i, struct kc_probe_info *info);
+void kc_tracepoint_status(unsigned int i, struct kc_probe_status *st);
 void kc_tracepoints_mem(struct kc_mem *mem);
 
 /* Hits and misses are counted from the last reset. */
 void kc_kretprobes_reset(void);
 void kc_tracepoints_reset(void);
-const char *kc_probe_state_name(enum kc_probe_state state);
 
-/* render.c: the text of the read-only files. */
+/*
+ * render.c: the text of the read-only files. Each read takes what it shows
+ * once, into a struct kc_read of its own (debugfs.c allocates it: too big
+ * for the stack); a show function returns 0 or -ENOMEM.
+ */
+struct kc_read {
+	struct kc_hist_snap snap;
+	struct kc_probe_status probes[KC_NR_PROBES];
+	struct kc_map maps[KC_NR_MAPS];
+	struct kc_check checks[KC_NR_CHECKS];
+};
+
 struct seq_file;
-void kc_show_hist(struct seq_file *m, enum kc_metric metric,
-		  struct kc_hist_snap *snap);
-void kc_show_all(struct seq_file *m, struct kc_hist_snap *snap);
-void kc_show_summary(struct seq_file *m, struct kc_hist_snap *snap);
-void kc_show_counters(struct seq_file *m);
-void kc_show_probes(struct seq_file *m);
-void kc_show_checks(struct seq_file *m);
-void kc_show_raw(struct seq_file *m, struct kc_hist_snap *snap);
-void kc_show_memory(struct seq_file *m);
-void kc_render_init(void);
+int kc_show_hist(struct seq_file *m, enum kc_metric metric,
+		 struct kc_read *rd);
+int kc_show_all(struct seq_file *m, struct kc_read *rd);
+int kc_show_summary(struct seq_file *m, struct kc_read *rd);
+int kc_show_counters(struct seq_file *m, struct kc_read *rd);
+int kc_show_probes(struct seq_file *m, struct kc_read *rd);
+int kc_show_checks(struct seq_file *m, struct kc_read *rd);
+int kc_show_raw(struct seq_file *m, struct kc_read *rd);
+int kc_show_memory(struct seq_file *m, struct kc_read *rd);
 
 /* debugfs.c: the files under /sys/kernel/debug/kvmchurn. */
 int kc_debugfs_init(void);

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kvmchurn_abi.h - what the module and the client must agree on, defined once.
+ * kvmchurn_abi.h - the names and numbers that the module and the client must
+ * agree on, each written once: the metric table, the probes, the counters,
+ * the histogram slot layout, the `raw` file's records, the probe states, the
+ * filter's limits and the END checks' bounds.
  *
- * This header compiles in the kernel and in userspace (C11). It owns:
- *   - the metric names (and the seed script's map names),
- *   - the histogram slot layout: log2 with 4 linear sub-buckets per power of
- *     two, the layout of bpftrace's hist(n, 2); summing the 4 sub-buckets of
- *     a power gives bpftrace's plain hist() exactly,
- *   - bpftrace's text rendering of a plain hist(), byte for byte,
- *   - the version and line tags of the `raw` debugfs file.
+ * This header compiles in the kernel and in userspace (C11). It holds no
+ * logic but table lookups; the rules both sides apply to these numbers are in
+ * kvmchurn_rules.h.
  */
 #ifndef KVMCHURN_ABI_H
 #define KVMCHURN_ABI_H
@@ -19,92 +18,218 @@
 #else
 #include <linux/types.h>
 #include <stdbool.h>
-#include <stdio.h>
+#include <stddef.h>
 #endif
 
-/* The metrics, in the seed script's reading order. */
-enum kc_metric {
-	/* create path: once per VM */
-	KC_M_KVM_CREATE_VM,
-	KC_M_IRQBYPASS_REGISTER,
-	/* exit path, after the VMM is signalled */
-	KC_M_SIGNAL_TO_EXIT,
-	KC_M_EXIT_TO_REAP,
-	KC_M_EXIT_FILES,
-	KC_M_EXIT_MMAP,
-	KC_M_KVM_VM_RELEASE,
-	KC_M_KVM_DESTROY_VM,
-	KC_M_KVM_DESTROY_VCPUS,
-	KC_M_STAGE2_DESTROY,
-	KC_M_KVM_MMU_TEARDOWN,
-	KC_M_IRQBYPASS_UNREGISTER,
-	/* reclaim stalls, on either path */
-	KC_M_RECLAIM_DIRECT,
-	KC_M_RECLAIM_MEMCG,
-	KC_NR_METRICS
-};
+/*
+ * The metric table, one row a metric, in the seed script's reading order:
+ *   X(id, name, seed, group, unit, span)
+ * seed is the seed's map name after "@us_" ("irqbypass[register]" is the
+ * key "register" of the map @us_irqbypass); group is the seed's reading
+ * guide's; unit is what the value measures; span what starts and ends it.
+ * The module's probes for a row are in KC_KRETPROBES and KC_TRACEPOINTS.
+ */
+#define KC_METRICS(X)							\
+	X(KVM_CREATE_VM, "kvm_create_vm", "kvm_create_vm", CREATE, TIME,	\
+	  "KVM_CREATE_VM ioctl entry -> return")			\
+	X(IRQBYPASS_REGISTER, "irqbypass_register", "irqbypass[register]",	\
+	  CREATE, TIME, "irq_bypass_register_consumer() entry -> return")	\
+	X(SIGNAL_TO_EXIT, "signal_to_exit", "signal_to_exit", EXIT, TIME,	\
+	  "first SIGTERM/SIGKILL delivery -> leader sched_process_exit")	\
+	X(EXIT_TO_REAP, "exit_to_reap", "exit_to_reap", EXIT, TIME,	\
+	  "leader sched_process_exit -> sched_process_free")		\
+	X(EXIT_FILES, "exit_files", "exit_files", EXIT, TIME,		\
+	  "longest exit_files() of the process's threads, entry -> return") \
+	X(EXIT_MMAP, "exit_mmap", "exit_mmap", EXIT, TIME,		\
+	  "exit_mmap() entry -> return")				\
+	X(KVM_VM_RELEASE, "kvm_vm_release", "kvm_vm_release", EXIT, TIME,	\
+	  "kvm_vm_release() entry -> return")				\
+	X(KVM_DESTROY_VM, "kvm_destroy_vm", "kvm_destroy_vm", EXIT, TIME,	\
+	  "kvm_destroy_vm() entry -> return")				\
+	X(KVM_DESTROY_VCPUS, "kvm_destroy_vcpus", "kvm_destroy_vcpus", EXIT,	\
+	  TIME, "kvm_destroy_vcpus() entry -> return")			\
+	X(STAGE2_DESTROY, "stage2_destroy", "stage2_destroy", EXIT, TIME,	\
+	  "kvm_pgtable_stage2_destroy() entry -> return")		\
+	X(KVM_MMU_TEARDOWN, "kvm_mmu_teardown", "kvm_mmu_teardown", EXIT,	\
+	  TIME, "kvm_arch_flush_shadow_all() entry -> return")		\
+	X(IRQBYPASS_UNREGISTER, "irqbypass_unregister",			\
+	  "irqbypass[unregister]", EXIT, TIME,				\
+	  "irq_bypass_unregister_consumer() entry -> return (kworker)")	\
+	X(RECLAIM_DIRECT, "reclaim_direct", "reclaim_direct", RECLAIM, TIME,	\
+	  "mm_vmscan_direct_reclaim_begin -> _end, same task")		\
+	X(RECLAIM_MEMCG, "reclaim_memcg", "reclaim_memcg", RECLAIM, TIME,	\
+	  "mm_vmscan_memcg_reclaim_begin -> _end, same task")
 
-/* The three groups of the seed's reading guide, by their first metric. */
-enum kc_group {
-	KC_G_CREATE,
-	KC_G_EXIT,
-	KC_G_RECLAIM,
-	KC_NR_GROUPS
-};
+/*
+ * The kretprobes, in the order the `probes` file lists them:
+ *   X(id, metric, home, symbol...)
+ * home is where the symbols live (KERNEL, KVM, IRQBYPASS); the symbols are
+ * the candidates, tried in order until one attaches. Probes of a metric that
+ * only mark state (kvm_irqfd) time nothing themselves (probes.c).
+ */
+#define KC_KRETPROBES(X)						\
+	X(KVM_DEV_IOCTL, KVM_CREATE_VM, KVM, "kvm_dev_ioctl")		\
+	X(IRQ_BYPASS_REGISTER, IRQBYPASS_REGISTER, IRQBYPASS,		\
+	  "irq_bypass_register_consumer")				\
+	X(EXIT_MMAP, EXIT_MMAP, KERNEL, "exit_mmap")			\
+	X(EXIT_FILES, EXIT_FILES, KERNEL, "exit_files")			\
+	X(KVM_VM_RELEASE, KVM_VM_RELEASE, KVM, "kvm_vm_release")	\
+	X(KVM_DESTROY_VM, KVM_DESTROY_VM, KVM, "kvm_destroy_vm")	\
+	X(KVM_DESTROY_VCPUS, KVM_DESTROY_VCPUS, KVM, "kvm_destroy_vcpus") \
+	X(STAGE2_DESTROY, STAGE2_DESTROY, KVM, "kvm_pgtable_stage2_destroy") \
+	X(KVM_MMU_TEARDOWN, KVM_MMU_TEARDOWN, KVM,			\
+	  "kvm_arch_flush_shadow_all")					\
+	X(KVM_IRQFD, IRQBYPASS_UNREGISTER, KVM, "kvm_irqfd")		\
+	X(IRQ_BYPASS_UNREGISTER, IRQBYPASS_UNREGISTER, IRQBYPASS,	\
+	  "irq_bypass_unregister_consumer")
+
+/*
+ * The tracepoints, listed after the kretprobes: X(id, metric, tracepoint).
+ * The tracepoint is a token: tracepoints.c names its handler after it.
+ */
+#define KC_TRACEPOINTS(X)						\
+	X(SIGNAL_DELIVER, SIGNAL_TO_EXIT, signal_deliver)		\
+	X(SCHED_PROCESS_EXIT, EXIT_TO_REAP, sched_process_exit)		\
+	X(SCHED_PROCESS_FREE, EXIT_TO_REAP, sched_process_free)		\
+	X(DIRECT_BEGIN, RECLAIM_DIRECT, mm_vmscan_direct_reclaim_begin)	\
+	X(DIRECT_END, RECLAIM_DIRECT, mm_vmscan_direct_reclaim_end)	\
+	X(MEMCG_BEGIN, RECLAIM_MEMCG, mm_vmscan_memcg_reclaim_begin)	\
+	X(MEMCG_END, RECLAIM_MEMCG, mm_vmscan_memcg_reclaim_end)
+
+/* Event counters, X(id, name, seed): printed as the seed's @n_<seed>. */
+#define KC_COUNTERS(X)							\
+	X(SIGTERM, "sigterm", "sigterm")				\
+	X(SIGKILL, "sigkill", "sigkill")				\
+	X(EXIT, "exit", "exit")						\
+	X(REAP, "reap", "reap")						\
+	X(IRQBYPASS_REGISTER, "irqbypass_register", "irqbypass[register]") \
+	X(IRQBYPASS_UNREGISTER, "irqbypass_unregister",			\
+	  "irqbypass[unregister]")
+
+/* The three groups of the seed's reading guide: X(id, name, title). */
+#define KC_GROUPS(X)							\
+	X(CREATE, "create", "create path: once per VM (load or snapshot restore)") \
+	X(EXIT, "exit", "exit path: after the VMM is signalled")	\
+	X(RECLAIM, "reclaim", "reclaim: stalls on either path")
+
+/* What a metric's values measure: X(id, name). */
+#define KC_UNITS(X)							\
+	X(TIME, "time")	/* an interval, in the module's unit= (us or ns) */
+
+/* Where a probe's symbols live: X(id, name), name as the kernel calls it. */
+#define KC_HOMES(X)							\
+	X(KERNEL, "vmlinux")						\
+	X(KVM, "kvm")							\
+	X(IRQBYPASS, "irqbypass")
+
+/*
+ * A probe's state, as `probes`, `summary` and `raw` print it: X(id, name).
+ * An error is printed with its number: "error -22".
+ */
+#define KC_PROBE_STATES(X)						\
+	X(OFF, "off")							\
+	X(ATTACHED, "attached")						\
+	X(WAITING, "waiting for module")				\
+	X(ABSENT, "absent")						\
+	X(ERROR, "error")
+
+/* The percentiles of every summary, both sides: X(id, permille, name). */
+#define KC_PCTS(X)							\
+	X(P50, 500, "p50")						\
+	X(P90, 900, "p90")						\
+	X(P99, 990, "p99")
+
+/* Each table's ids, pasted before the argument can expand (KVM_CREATE_VM). */
+#define KC_ENUM_M(id, ...)	KC_M_##id,
+#define KC_ENUM_KRET(id, ...)	KC_KRET_##id,
+#define KC_ENUM_TP(id, ...)	KC_TP_##id,
+#define KC_ENUM_C(id, ...)	KC_C_##id,
+#define KC_ENUM_G(id, ...)	KC_G_##id,
+#define KC_ENUM_U(id, ...)	KC_UNIT_##id,
+#define KC_ENUM_H(id, ...)	KC_HOME_##id,
+#define KC_ENUM_S(id, ...)	KC_PROBE_##id,
+#define KC_ENUM_P(id, ...)	KC_PCT_##id,
+
+enum kc_metric { KC_METRICS(KC_ENUM_M) KC_NR_METRICS };
+enum kc_kret_id { KC_KRETPROBES(KC_ENUM_KRET) KC_NR_KRETPROBES };
+enum kc_tp_id { KC_TRACEPOINTS(KC_ENUM_TP) KC_NR_TRACEPOINTS };
+enum kc_counter { KC_COUNTERS(KC_ENUM_C) KC_NR_COUNTERS };
+enum kc_group { KC_GROUPS(KC_ENUM_G) KC_NR_GROUPS };
+enum kc_unit { KC_UNITS(KC_ENUM_U) KC_NR_UNITS };
+enum kc_home { KC_HOMES(KC_ENUM_H) KC_NR_HOMES };
+enum kc_probe_state { KC_PROBE_STATES(KC_ENUM_S) KC_NR_PROBE_STATES };
+enum kc_pct { KC_PCTS(KC_ENUM_P) KC_NR_PCTS };
+
+/* Every probe the module has: the kretprobes, then the tracepoints. */
+#define KC_NR_PROBES		(KC_NR_KRETPROBES + KC_NR_TRACEPOINTS)
 
 struct kc_metric_desc {
 	const char *name;
-	const char *seed;	/* the seed's map name after "@us_" */
-	const char *span;	/* what starts and ends the interval */
+	const char *seed;
 	enum kc_group group;
+	enum kc_unit unit;
+	const char *span;
+};
+
+struct kc_probe_desc {
+	enum kc_metric metric;
+	const char *kind;		/* "kretprobe" or "tracepoint" */
+	enum kc_home home;
+	const char *const *symbols;	/* NULL after the last */
 };
 
 static inline const struct kc_metric_desc *kc_metric_desc(unsigned int m)
 {
+#define KC_DESC_M(id, name, seed, group, unit, span)			\
+	[KC_M_##id] = { name, seed, KC_G_##group, KC_UNIT_##unit, span },
 	static const struct kc_metric_desc descs[KC_NR_METRICS] = {
-		[KC_M_KVM_CREATE_VM] = { "kvm_create_vm", "kvm_create_vm",
-			"KVM_CREATE_VM ioctl entry -> return", KC_G_CREATE },
-		[KC_M_IRQBYPASS_REGISTER] = { "irqbypass_register",
-			"irqbypass[register]",
-			"irq_bypass_register_consumer() entry -> return",
-			KC_G_CREATE },
-		[KC_M_SIGNAL_TO_EXIT] = { "signal_to_exit", "signal_to_exit",
-			"first SIGTERM/SIGKILL delivery -> leader sched_process_exit",
-			KC_G_EXIT },
-		[KC_M_EXIT_TO_REAP] = { "exit_to_reap", "exit_to_reap",
-			"leader sched_process_exit -> sched_process_free",
-			KC_G_EXIT },
-		[KC_M_EXIT_FILES] = { "exit_files", "exit_files",
-			"longest exit_files() of the process's threads, entry -> return",
-			KC_G_EXIT },
-		[KC_M_EXIT_MMAP] = { "exit_mmap", "exit_mmap",
-			"exit_mmap() entry -> return", KC_G_EXIT },
-		[KC_M_KVM_VM_RELEASE] = { "kvm_vm_release", "kvm_vm_release",
-			"kvm_vm_release() entry -> return", KC_G_EXIT },
-		[KC_M_KVM_DESTROY_VM] = { "kvm_destroy_vm", "kvm_destroy_vm",
-			"kvm_destroy_vm() entry -> return", KC_G_EXIT },
-		[KC_M_KVM_DESTROY_VCPUS] = { "kvm_destroy_vcpus",
-			"kvm_destroy_vcpus",
-			"kvm_destroy_vcpus() entry -> return", KC_G_EXIT },
-		[KC_M_STAGE2_DESTROY] = { "stage2_destroy", "stage2_destroy",
-			"kvm_pgtable_stage2_destroy() entry -> return", KC_G_EXIT },
-		[KC_M_KVM_MMU_TEARDOWN] = { "kvm_mmu_teardown",
-			"kvm_mmu_teardown",
-			"kvm_arch_flush_shadow_all() entry -> return", KC_G_EXIT },
-		[KC_M_IRQBYPASS_UNREGISTER] = { "irqbypass_unregister",
-			"irqbypass[unregister]",
-			"irq_bypass_unregister_consumer() entry -> return (kworker)",
-			KC_G_EXIT },
-		[KC_M_RECLAIM_DIRECT] = { "reclaim_direct", "reclaim_direct",
-			"mm_vmscan_direct_reclaim_begin -> _end, same task",
-			KC_G_RECLAIM },
-		[KC_M_RECLAIM_MEMCG] = { "reclaim_memcg", "reclaim_memcg",
-			"mm_vmscan_memcg_reclaim_begin -> _end, same task",
-			KC_G_RECLAIM },
+		KC_METRICS(KC_DESC_M)
 	};
-	static const struct kc_metric_desc unknown = { "?", "?", "?", 0 };
+	static const struct kc_metric_desc unknown = { "?", "?", 0, 0, "?" };
+#undef KC_DESC_M
 
 	return m < KC_NR_METRICS ? &descs[m] : &unknown;
+}
+
+/* Probe @p: the kretprobes first, then the tracepoints. */
+static inline const struct kc_probe_desc *kc_probe_desc(unsigned int p)
+{
+#define KC_SYMS_KRET(id, m_, h_, ...)					\
+	static const char *const kc_kret_syms_##id[] = { __VA_ARGS__, NULL };
+#define KC_SYMS_TP(id, m_, tp)						\
+	static const char *const kc_tp_syms_##id[] = { #tp, NULL };
+#define KC_DESC_KRET(id, m_, h_, ...)					\
+	[KC_KRET_##id] = { .metric = KC_M_##m_, .kind = "kretprobe",	\
+			   .home = KC_HOME_##h_,			\
+			   .symbols = kc_kret_syms_##id },
+#define KC_DESC_TP(id, m_, tp)						\
+	[KC_NR_KRETPROBES + KC_TP_##id] = {				\
+		.metric = KC_M_##m_, .kind = "tracepoint",		\
+		.home = KC_HOME_KERNEL, .symbols = kc_tp_syms_##id },
+	KC_KRETPROBES(KC_SYMS_KRET)
+	KC_TRACEPOINTS(KC_SYMS_TP)
+	static const char *const unknown_syms[] = { "?", NULL };
+	static const struct kc_probe_desc descs[KC_NR_PROBES] = {
+		KC_KRETPROBES(KC_DESC_KRET)
+		KC_TRACEPOINTS(KC_DESC_TP)
+	};
+	static const struct kc_probe_desc unknown = {
+		.metric = KC_NR_METRICS, .kind = "?", .symbols = unknown_syms };
+#undef KC_SYMS_KRET
+#undef KC_SYMS_TP
+#undef KC_DESC_KRET
+#undef KC_DESC_TP
+
+	return p < KC_NR_PROBES ? &descs[p] : &unknown;
+}
+
+#define KC_NAME_OF(id, name, ...)	name,
+
+/* The name of entry @i of a table of @n names, "?" past its end. */
+static inline const char *kc_name_in(const char *const *names, unsigned int n,
+				     unsigned int i)
+{
+	return i < n ? names[i] : "?";
 }
 
 static inline const char *kc_metric_name(unsigned int m)
@@ -117,45 +242,83 @@ static inline const char *kc_metric_seed(unsigned int m)
 	return kc_metric_desc(m)->seed;
 }
 
-/* Event counters, printed as the seed's @n_<seed name>. */
-enum kc_counter {
-	KC_C_SIGTERM,
-	KC_C_SIGKILL,
-	KC_C_EXIT,
-	KC_C_REAP,
-	KC_C_IRQBYPASS_REGISTER,
-	KC_C_IRQBYPASS_UNREGISTER,
-	KC_NR_COUNTERS
-};
-
 static inline const char *kc_counter_name(unsigned int c)
 {
-	static const char *const names[KC_NR_COUNTERS] = {
-		[KC_C_SIGTERM] = "sigterm",
-		[KC_C_SIGKILL] = "sigkill",
-		[KC_C_EXIT] = "exit",
-		[KC_C_REAP] = "reap",
-		[KC_C_IRQBYPASS_REGISTER] = "irqbypass_register",
-		[KC_C_IRQBYPASS_UNREGISTER] = "irqbypass_unregister",
-	};
+	static const char *const names[] = { KC_COUNTERS(KC_NAME_OF) };
 
-	return c < KC_NR_COUNTERS ? names[c] : "?";
+	return kc_name_in(names, KC_NR_COUNTERS, c);
 }
 
-/* The seed's map name after "@n_": irqbypass counters are one keyed map. */
 static inline const char *kc_counter_seed(unsigned int c)
 {
-	if (c == KC_C_IRQBYPASS_REGISTER)
-		return "irqbypass[register]";
-	if (c == KC_C_IRQBYPASS_UNREGISTER)
-		return "irqbypass[unregister]";
-	return kc_counter_name(c);
+#define KC_SEED_OF(id, name, seed)	seed,
+	static const char *const seeds[] = { KC_COUNTERS(KC_SEED_OF) };
+#undef KC_SEED_OF
+
+	return kc_name_in(seeds, KC_NR_COUNTERS, c);
+}
+
+static inline const char *kc_group_name(unsigned int g)
+{
+	static const char *const names[] = { KC_GROUPS(KC_NAME_OF) };
+
+	return kc_name_in(names, KC_NR_GROUPS, g);
+}
+
+static inline const char *kc_group_title(unsigned int g)
+{
+#define KC_TITLE_OF(id, name, title)	title,
+	static const char *const titles[] = { KC_GROUPS(KC_TITLE_OF) };
+#undef KC_TITLE_OF
+
+	return kc_name_in(titles, KC_NR_GROUPS, g);
+}
+
+static inline const char *kc_metric_unit_name(unsigned int u)
+{
+	static const char *const names[] = { KC_UNITS(KC_NAME_OF) };
+
+	return kc_name_in(names, KC_NR_UNITS, u);
+}
+
+static inline const char *kc_home_name(unsigned int h)
+{
+	static const char *const names[] = { KC_HOMES(KC_NAME_OF) };
+
+	return kc_name_in(names, KC_NR_HOMES, h);
+}
+
+static inline const char *kc_probe_state_name(unsigned int s)
+{
+	static const char *const names[] = { KC_PROBE_STATES(KC_NAME_OF) };
+
+	return kc_name_in(names, KC_NR_PROBE_STATES, s);
+}
+
+static inline unsigned int kc_pct_permille(unsigned int p)
+{
+#define KC_PERMILLE_OF(id, permille, name)	permille,
+	static const unsigned int permille[] = { KC_PCTS(KC_PERMILLE_OF) };
+#undef KC_PERMILLE_OF
+
+	return p < KC_NR_PCTS ? permille[p] : 0;
+}
+
+static inline const char *kc_pct_name(unsigned int p)
+{
+#define KC_PCT_NAME_OF(id, permille, name)	name,
+	static const char *const names[] = { KC_PCTS(KC_PCT_NAME_OF) };
+#undef KC_PCT_NAME_OF
+
+	return kc_name_in(names, KC_NR_PCTS, p);
 }
 
 /*
  * Slot layout. Values 0..3 each have their own slot; a value v >= 4 with
  * p = floor(log2(v)) goes to slot 4 + 4 * (p - 2) + the two bits below the
- * leading one. Slot 251 holds [7 << 61, U64_MAX].
+ * leading one. Slot 251 holds [7 << 61, U64_MAX]. That is the layout of
+ * bpftrace's hist(n, 2); summing the 4 sub-buckets of a power gives its plain
+ * hist() exactly.
  */
 #define KC_SUB_BITS	2
 #define KC_SUBS		4	/* 1 << KC_SUB_BITS */
@@ -163,242 +326,34 @@ static inline const char *kc_counter_seed(unsigned int c)
 /* bpftrace's plain hist(): [0], [1], then [2^p, 2^(p+1)) for p = 1..63. */
 #define KC_NR_PLAIN	65
 
-static inline int kc_fls64(__u64 v)
-{
-	return v ? 64 - __builtin_clzll(v) : 0;
-}
-
-static inline unsigned int kc_slot(__u64 v)
-{
-	int p;
-
-	if (v < KC_SUBS)
-		return (unsigned int)v;
-	p = kc_fls64(v) - 1;
-	return KC_SUBS + KC_SUBS * (p - KC_SUB_BITS) +
-	       (unsigned int)((v >> (p - KC_SUB_BITS)) & (KC_SUBS - 1));
-}
-
-/* Smallest value that lands in @slot. */
-static inline __u64 kc_slot_lo(unsigned int slot)
-{
-	unsigned int p, sub;
-
-	if (slot < KC_SUBS)
-		return slot;
-	p = (slot - KC_SUBS) / KC_SUBS + KC_SUB_BITS;
-	sub = (slot - KC_SUBS) % KC_SUBS;
-	return ((__u64)(KC_SUBS + sub)) << (p - KC_SUB_BITS);
-}
-
-/* The bpftrace plain-hist() bucket that @slot belongs to. */
-static inline unsigned int kc_plain_of_slot(unsigned int slot)
-{
-	if (slot < 2)
-		return slot;
-	if (slot < KC_SUBS)
-		return 2;
-	return (slot - KC_SUBS) / KC_SUBS + 3;
-}
-
-/* First value past @slot (the last slot ends at U64_MAX). */
-static inline __u64 kc_slot_end(unsigned int slot)
-{
-	return slot + 1 < KC_NR_SLOTS ? kc_slot_lo(slot + 1) : ~0ULL;
-}
-
-/* Percentile from the slots alone (see kc_percentile()). */
-static inline __u64 kc_percentile_slots(const __u64 *slots, __u64 count,
-					unsigned int permille)
-{
-	__u64 rank, seen = 0, d, k;
-	unsigned int s;
-
-	if (!count)
-		return 0;
-	/* The smallest rank r with r >= count * permille / 1000, at least 1. */
-	rank = (count * permille + 999) / 1000;
-	if (!rank)
-		rank = 1;
-	for (s = 0; s < KC_NR_SLOTS; s++) {
-		__u64 lo, width;
-
-		if (!slots[s] || seen + slots[s] < rank) {
-			seen += slots[s];
-			continue;
-		}
-		lo = kc_slot_lo(s);
-		if (s < KC_SUBS)
-			return lo;
-		/* lo + width * k / d, without overflow (no 128-bit division). */
-		width = kc_slot_end(s) - lo;
-		k = rank - seen;
-		d = slots[s] + 1;
-		return lo + width / d * k + width % d * k / d;
-	}
-	return kc_slot_lo(KC_NR_SLOTS - 1);
-}
-
 /*
- * The value below which @permille of the @count values in @slots lie,
- * interpolated linearly inside its slot and never above @max, the largest
- * value seen. Slots 0-3 hold one value each; above, a slot is a quarter of a
- * power of two wide, so the result is within 25 % of the true value
- * (documented in Documentation/ABI.rst).
+ * The filter: up to KC_FILTER_MAX_NAMES names of thread-group leaders, each
+ * of 1 to KC_NAME_MAX characters (a comm), split at KC_FILTER_SEPS; "*"
+ * alone traces every process.
  */
-static inline __u64 kc_percentile(const __u64 *slots, __u64 count,
-				  unsigned int permille, __u64 max)
-{
-	__u64 v = kc_percentile_slots(slots, count, permille);
+#define KC_FILTER_MAX_NAMES	8
+#define KC_NAME_MAX		15
+#define KC_COMM_LEN		16	/* TASK_COMM_LEN: KC_NAME_MAX and a NUL */
+#define KC_FILTER_SEPS		" ,\t\n"
+#define KC_FILTER_ALL		"*"
 
-	return v > max ? max : v;
-}
+/* A macro's value as a string literal. */
+#define KC_STR_(x)	#x
+#define KC_STR(x)	KC_STR_(x)
 
-/* bpftrace's hist_index_label(): 1, 2, ..., 512, 1K, ..., 512K, 1M, ... */
-static inline void kc_power_label(char *buf, size_t len, int power)
-{
-	static const char suffix[] = "\0KMGT";
-	int s = power >= 40 ? 4 : power / 10;
+/* The seed's END check of irqfds per VM: a Firecracker VM has 8 to 11. */
+#define KC_IRQFDS_PER_VM_MIN	8
+#define KC_IRQFDS_PER_VM_MAX	11
 
-	if (s)
-		snprintf(buf, len, "%d%c", 1 << (power - 10 * s), suffix[s]);
-	else
-		snprintf(buf, len, "%d", 1 << power);
-}
-
-/* Label of plain bucket @j: "[0]", "[1]", "[2, 4)", "[1K, 2K)"... */
-static inline void kc_plain_label(char *buf, size_t len, unsigned int j)
-{
-	char lo[16], hi[16];
-
-	if (j < 2) {
-		snprintf(buf, len, "[%u]", j);
-		return;
-	}
-	kc_power_label(lo, sizeof(lo), (int)j - 1);
-	kc_power_label(hi, sizeof(hi), (int)j);
-	snprintf(buf, len, "[%s, %s)", lo, hi);
-}
-
-/*
- * Round @x to the 24-bit significand of an IEEE single, to nearest even:
- * returns m and sets *e so that the rounded value is m << *e (m <= 2^24).
- */
-static inline __u64 kc_round24(__u64 x, int *e)
-{
-	int bits = kc_fls64(x);
-	int s = bits > 24 ? bits - 24 : 0;
-	__u64 m, rem, half;
-
-	*e = s;
-	if (!s)
-		return x;
-	m = x >> s;
-	rem = x & ((1ULL << s) - 1);
-	half = 1ULL << (s - 1);
-	if (rem > half || (rem == half && (m & 1)))
-		m++;
-	return m;
-}
-
-#define KC_BAR_WIDTH 52
-#define KC_LABEL_LEN	48	/* "[512T, 1024T)" and room to spare */
-#define KC_LINE_LEN	128
-
-/*
- * bpftrace computes a bar as (int)(count / (float)max * 52) in single
- * precision. The kernel has no floats, so do the same two roundings on
- * integers: q = fl(a / b), then fl(q * 52), truncated. Exact for 0 < count
- * <= max; tests/unit compares it with the float expression.
- */
-static inline unsigned int kc_bar_width(__u64 count, __u64 max)
-{
-	int ea, eb, k, er, shift;
-	__u64 a, b, m, rem, r;
-
-	if (!count || !max)
-		return 0;
-	if (count >= max)
-		return KC_BAR_WIDTH;
-	a = kc_round24(count, &ea);
-	b = kc_round24(max, &eb);
-	/* Scale so that m = round(a * 2^k / b) has 24 significant bits. */
-	k = 23 + kc_fls64(b) - kc_fls64(a);
-	if ((a << k) / b < (1ULL << 23))
-		k++;
-	m = (a << k) / b;
-	rem = (a << k) % b;
-	if (2 * rem > b || (2 * rem == b && (m & 1)))
-		m++;
-	r = kc_round24(m * KC_BAR_WIDTH, &er);
-	/* value = r * 2^(er - k + ea - eb); it is below 52, so shift right. */
-	shift = k - er - ea + eb;
-	if (shift >= 64)
-		return 0;
-	return (unsigned int)(shift > 0 ? r >> shift : r << -shift);
-}
-
-/* One line of a bpftrace histogram, newline included. */
-static inline int kc_hist_line(char *buf, size_t len, const char *label,
-			       __u64 count, __u64 max)
-{
-	static const char bar[] =
-		"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
-
-	return snprintf(buf, len, "%-16s%8llu |%-52.*s|\n", label,
-			(unsigned long long)count,
-			(int)kc_bar_width(count, max), bar);
-}
-
-/* Count of plain bucket @j, summed from its sub-bucket slots. */
-static inline __u64 kc_plain_count(const __u64 *slots, unsigned int j)
-{
-	unsigned int first, n, i;
-	__u64 sum = 0;
-
-	if (j < 2)
-		return slots[j];
-	first = j == 2 ? 2 : KC_SUBS + KC_SUBS * (j - 3);
-	n = j == 2 ? 2 : KC_SUBS;
-	for (i = 0; i < n; i++)
-		sum += slots[first + i];
-	return sum;
-}
-
-/*
- * Renders @slots as bpftrace prints a plain hist(): the buckets from the
- * first to the last non-empty one, one line each, passed to @emit. Nothing
- * for an empty histogram.
- */
-static inline void kc_render_hist(const __u64 *slots,
-				  void (*emit)(void *ctx, const char *line),
-				  void *ctx)
-{
-	unsigned int j, lo = KC_NR_PLAIN, hi = 0;
-	char label[KC_LABEL_LEN], line[KC_LINE_LEN];
-	__u64 c, max = 0;
-
-	for (j = 0; j < KC_NR_PLAIN; j++) {
-		c = kc_plain_count(slots, j);
-		if (!c)
-			continue;
-		if (lo == KC_NR_PLAIN)
-			lo = j;
-		hi = j;
-		if (c > max)
-			max = c;
-	}
-	for (j = lo; j <= hi && lo < KC_NR_PLAIN; j++) {
-		kc_plain_label(label, sizeof(label), j);
-		kc_hist_line(line, sizeof(line), label,
-			     kc_plain_count(slots, j), max);
-		emit(ctx, line);
-	}
-}
+/* Probe symbols and their kinds, as `probes` and `raw` print them. */
+#define KC_SYMBOL_LEN		128
+#define KC_KIND_LEN		16
+#define KC_STATE_LEN		32
+#define KC_METRIC_LEN		32
 
 /*
  * The `raw` file. First line "kvmchurn-raw <version>", then one record a
- * line, fields separated by one tab:
+ * line, a tag and fields separated by one tab:
  *   unit	us|ns
  *   enabled	0|1
  *   filter	<names, space separated>
@@ -406,10 +361,28 @@ static inline void kc_render_hist(const __u64 *slots,
  *   hist	<metric>	<count>	<sum>	<max>	<slot>:<n>,...   ("-" if empty)
  *   counter	<name>	<value>
  *   probe	<metric>	<kind>	<symbol>	<state>	<hits>	<missed>
- * Readers skip record tags they do not know; a change to an existing record
- * bumps the version.
+ *   pairs	<capacity>	<in use>	<dropped>	<aged out>	<exits not reaped>
+ * Readers skip record tags they do not know, and fields past those they
+ * know: a field added at the end of a record keeps the version (the pairs
+ * record's fifth came so); any other change to a record bumps it.
  */
 #define KC_RAW_MAGIC	"kvmchurn-raw"
 #define KC_RAW_VERSION	1
+
+#define KC_RAW_UNIT	"unit"
+#define KC_RAW_ENABLED	"enabled"
+#define KC_RAW_FILTER	"filter"
+#define KC_RAW_SLOTS	"slots"
+#define KC_RAW_HIST	"hist"
+#define KC_RAW_COUNTER	"counter"
+#define KC_RAW_PROBE	"probe"
+#define KC_RAW_PAIRS	"pairs"
+
+/* Fields of each record, its tag included; pairs had 5 before its sixth. */
+#define KC_RAW_HIST_FIELDS	6
+#define KC_RAW_COUNTER_FIELDS	3
+#define KC_RAW_PROBE_FIELDS	7
+#define KC_RAW_PAIRS_FIELDS_V1	5
+#define KC_RAW_PAIRS_FIELDS	6
 
 #endif /* KVMCHURN_ABI_H */

@@ -28,7 +28,7 @@ static int kc_param_filter_set(const char *val, const struct kernel_param *kp)
 	if (strlen(val) >= sizeof(filter) || kc_filter_check(val)) {
 		pr_err("filter=\"%.40s%s\": must be 1 to %d names of 1 to %d characters, space or comma separated, or *\n",
 		       val, strlen(val) > 40 ? "..." : "", KC_FILTER_MAX_NAMES,
-		       TASK_COMM_LEN - 1);
+		       KC_NAME_MAX);
 		return -EINVAL;
 	}
 	strscpy(filter, val, sizeof(filter));
@@ -103,7 +103,8 @@ module_param_cb(filter, &kc_param_filter_ops, NULL, 0444);
 MODULE_PARM_DESC(filter,
 		 "Leader comm names to trace, space or comma separated, 1 to "
 		 __stringify(KC_FILTER_MAX_NAMES)
-		 " of 1 to 15 characters; * for all (default: firecracker)");
+		 " of 1 to " __stringify(KC_NAME_MAX)
+		 " characters; * for all (default: firecracker)");
 module_param_cb(unit, &kc_param_unit_ops, NULL, 0444);
 MODULE_PARM_DESC(unit, "Histogram unit: us (default, as the seed script) or ns");
 module_param_cb(maxactive, &kc_param_maxactive_ops, &maxactive, 0444);

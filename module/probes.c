@@ -35,14 +35,19 @@ typedef bool (*kc_want_fn)(struct kc_kret *k, struct kretprobe_instance *ri,
  */
 typedef bool (*kc_done_fn)(struct kretprobe_instance *ri, u64 value);
 
-struct kc_kret {
-	enum kc_metric metric;
-	const char *function;
-	const char *module;	/* the module that holds it on this kernel */
+/* How a kretprobe of the table decides and records: the default is traced. */
+struct kc_kret_ops {
 	kc_want_fn want;
 	kc_done_fn done;
+};
+
+struct kc_kret {
+	enum kc_metric metric;
+	const char *const *symbols;	/* the table's candidates */
+	const char *module;	/* the module that holds it on this kernel */
+	struct kc_kret_ops ops;
 	/* state, under kc_probes_lock */
-	char symbol[64];	/* the one attached, or the one tried */
+	char symbol[KC_SYMBOL_LEN];	/* the one attached, or the one tried */
 	enum kc_probe_state state;
 	int err;
 	u64 __percpu *hits;
@@ -60,10 +65,22 @@ struct kc_kret_data {
 static unsigned int kc_maxactive;
 static DEFINE_MUTEX(kc_probes_lock);
 
-/* KVM and the irqbypass manager are modules on Debian x86, built in on arm64. */
-#define KC_KVM_MODULE	(IS_MODULE(CONFIG_KVM) ? "kvm" : NULL)
-#define KC_IRQBYPASS_MODULE \
-	(IS_MODULE(CONFIG_IRQ_BYPASS_MANAGER) ? "irqbypass" : NULL)
+/*
+ * The module that holds a probe's symbols on this kernel, NULL for vmlinux:
+ * KVM and the irqbypass manager are modules on Debian x86, built in on arm64.
+ */
+static const char *kc_home_module(enum kc_home home)
+{
+	switch (home) {
+	case KC_HOME_KVM:
+		return IS_MODULE(CONFIG_KVM) ? kc_home_name(home) : NULL;
+	case KC_HOME_IRQBYPASS:
+		return IS_MODULE(CONFIG_IRQ_BYPASS_MANAGER) ?
+		       kc_home_name(home) : NULL;
+	default:
+		return NULL;
+	}
+}
 
 /* Recording is on and current belongs to a traced process. */
 static bool kc_traced(void)
@@ -170,36 +187,36 @@ static bool kc_done_unregister(struct kretprobe_instance *ri, u64 value)
 	return true;
 }
 
-#define KC_KRET(m, fn, mod) \
-	{ .metric = (m), .function = (fn), .module = (mod), \
-	  .want = kc_want_traced }
-
-static struct kc_kret kc_krets[] = {
-	{ .metric = KC_M_KVM_CREATE_VM, .function = "kvm_dev_ioctl",
-	  .module = KC_KVM_MODULE, .want = kc_want_create_vm },
-	{ .metric = KC_M_IRQBYPASS_REGISTER,
-	  .function = "irq_bypass_register_consumer",
-	  .module = KC_IRQBYPASS_MODULE, .want = kc_want_traced,
-	  .done = kc_done_register },
-	KC_KRET(KC_M_EXIT_MMAP, "exit_mmap", NULL),
-	{ .metric = KC_M_EXIT_FILES, .function = "exit_files",
-	  .want = kc_want_traced, .done = kc_done_exit_files },
-	{ .metric = KC_M_KVM_VM_RELEASE, .function = "kvm_vm_release",
-	  .module = KC_KVM_MODULE, .want = kc_want_vm_release,
-	  .done = kc_done_vm_release },
-	KC_KRET(KC_M_KVM_DESTROY_VM, "kvm_destroy_vm", KC_KVM_MODULE),
-	KC_KRET(KC_M_KVM_DESTROY_VCPUS, "kvm_destroy_vcpus", KC_KVM_MODULE),
-	KC_KRET(KC_M_STAGE2_DESTROY, "kvm_pgtable_stage2_destroy",
-		KC_KVM_MODULE),
-	KC_KRET(KC_M_KVM_MMU_TEARDOWN, "kvm_arch_flush_shadow_all",
-		KC_KVM_MODULE),
-	{ .metric = KC_M_IRQBYPASS_UNREGISTER, .function = "kvm_irqfd",
-	  .module = KC_KVM_MODULE, .want = kc_want_irqfd },
-	{ .metric = KC_M_IRQBYPASS_UNREGISTER,
-	  .function = "irq_bypass_unregister_consumer",
-	  .module = KC_IRQBYPASS_MODULE, .want = kc_want_unregister,
-	  .done = kc_done_unregister },
+/* The kretprobes whose hooks are not kc_want_traced() alone. */
+static const struct kc_kret_ops kc_kret_ops[KC_NR_KRETPROBES] = {
+	[KC_KRET_KVM_DEV_IOCTL] = { kc_want_create_vm, NULL },
+	[KC_KRET_IRQ_BYPASS_REGISTER] = { kc_want_traced, kc_done_register },
+	[KC_KRET_EXIT_FILES] = { kc_want_traced, kc_done_exit_files },
+	[KC_KRET_KVM_VM_RELEASE] = { kc_want_vm_release, kc_done_vm_release },
+	[KC_KRET_KVM_IRQFD] = { kc_want_irqfd, NULL },
+	[KC_KRET_IRQ_BYPASS_UNREGISTER] = { kc_want_unregister,
+					    kc_done_unregister },
 };
+
+/* One per row of KC_KRETPROBES, filled from the table by kc_krets_init(). */
+static struct kc_kret kc_krets[KC_NR_KRETPROBES];
+
+static void kc_krets_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kc_krets); i++) {
+		const struct kc_probe_desc *desc = kc_probe_desc(i);
+		struct kc_kret *k = &kc_krets[i];
+
+		k->metric = desc->metric;
+		k->symbols = desc->symbols;
+		k->module = kc_home_module(desc->home);
+		k->ops = kc_kret_ops[i];
+		if (!k->ops.want)
+			k->ops.want = kc_want_traced;
+	}
+}
 
 static int kc_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -207,7 +224,7 @@ static int kc_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 
 	this_cpu_inc(*k->hits);
-	if (!k->want(k, ri, regs))
+	if (!k->ops.want(k, ri, regs))
 		return 1;
 	d->start = ktime_get_ns();
 	return 0;
@@ -221,7 +238,7 @@ static int kc_kret_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 	u64 value = kc_to_unit(ktime_get_ns() - d->start);
 
-	if (!k->done || k->done(ri, value))
+	if (!k->ops.done || k->ops.done(ri, value))
 		kc_hist_record(k->metric, value);
 	return 0;
 }
@@ -233,28 +250,39 @@ static const char *const kc_clone_suffixes[] = {
 	"", ".isra.0", ".constprop.0", ".part.0",
 };
 
-/* Tries each name of @k's function; the result is in k->state. */
+/* Registers @k on k->symbol: 0, or the kprobe core's error. */
+static int kc_kret_register(struct kc_kret *k)
+{
+	memset(&k->rp, 0, sizeof(k->rp));
+	k->rp.kp.symbol_name = k->symbol;
+	k->rp.entry_handler = kc_kret_entry;
+	k->rp.handler = kc_kret_return;
+	k->rp.data_size = sizeof(struct kc_kret_data);
+	k->rp.maxactive = kc_maxactive;
+	return register_kretprobe(&k->rp);
+}
+
+/*
+ * Tries each candidate symbol of @k, in the table's order, under each of its
+ * names; the first that is not -ENOENT decides. The result is in k->state.
+ */
 static int kc_kret_attach(struct kc_kret *k)
 {
-	unsigned int i;
+	unsigned int c, i;
 	int err = -ENOENT;
 
-	for (i = 0; i < ARRAY_SIZE(kc_clone_suffixes); i++) {
-		snprintf(k->symbol, sizeof(k->symbol), "%s%s", k->function,
-			 kc_clone_suffixes[i]);
-		memset(&k->rp, 0, sizeof(k->rp));
-		k->rp.kp.symbol_name = k->symbol;
-		k->rp.entry_handler = kc_kret_entry;
-		k->rp.handler = kc_kret_return;
-		k->rp.data_size = sizeof(struct kc_kret_data);
-		k->rp.maxactive = kc_maxactive;
-		err = register_kretprobe(&k->rp);
-		if (err != -ENOENT)
-			break;
+	for (c = 0; k->symbols[c] && err == -ENOENT; c++) {
+		for (i = 0; i < ARRAY_SIZE(kc_clone_suffixes); i++) {
+			snprintf(k->symbol, sizeof(k->symbol), "%s%s",
+				 k->symbols[c], kc_clone_suffixes[i]);
+			err = kc_kret_register(k);
+			if (err != -ENOENT)
+				break;
+		}
 	}
-	/* Absent under every name: show the function's own name. */
+	/* Absent under every name: show the first candidate's own name. */
 	if (err == -ENOENT)
-		strscpy(k->symbol, k->function, sizeof(k->symbol));
+		strscpy(k->symbol, k->symbols[0], sizeof(k->symbol));
 	k->err = err;
 	if (!err)
 		k->state = KC_PROBE_ATTACHED;
@@ -275,6 +303,14 @@ static void kc_kret_detach(struct kc_kret *k, enum kc_probe_state state)
 	k->state = state;
 }
 
+/* @k's symbols are in @module (NULL: in vmlinux). */
+static bool kc_kret_in(const struct kc_kret *k, const char *module)
+{
+	if (!module || !k->module)
+		return module == k->module;
+	return !strcmp(k->module, module);
+}
+
 /*
  * A module's probes are attached together. Whether the module is loaded is
  * told by the probes themselves: if none of its functions can be found, it
@@ -288,8 +324,7 @@ static void kc_attach_module(const char *module)
 	for (i = 0; i < ARRAY_SIZE(kc_krets); i++) {
 		struct kc_kret *k = &kc_krets[i];
 
-		if (k->state == KC_PROBE_ATTACHED ||
-		    (module ? !k->module || strcmp(k->module, module) : !!k->module))
+		if (k->state == KC_PROBE_ATTACHED || !kc_kret_in(k, module))
 			continue;
 		if (kc_kret_attach(k) != -ENOENT)
 			loaded = true;
@@ -297,7 +332,7 @@ static void kc_attach_module(const char *module)
 	for (i = 0; i < ARRAY_SIZE(kc_krets); i++) {
 		struct kc_kret *k = &kc_krets[i];
 
-		if (k->module && module && !strcmp(k->module, module) &&
+		if (module && kc_kret_in(k, module) &&
 		    k->state == KC_PROBE_ABSENT && !loaded)
 			k->state = KC_PROBE_WAITING;
 		else if (k->state == KC_PROBE_ERROR)
@@ -318,7 +353,7 @@ static int kc_module_event(struct notifier_block *nb, unsigned long action,
 	for (i = 0; i < ARRAY_SIZE(kc_krets); i++) {
 		struct kc_kret *k = &kc_krets[i];
 
-		if (!k->module || strcmp(k->module, mod->name))
+		if (!k->module || !kc_kret_in(k, mod->name))
 			continue;
 		if (action == MODULE_STATE_GOING) {
 			kc_kret_detach(k, KC_PROBE_WAITING);
@@ -354,6 +389,7 @@ int kc_kretprobes_init(unsigned int maxactive)
 	int err;
 
 	kc_maxactive = maxactive;
+	kc_krets_init();
 	for (i = 0; i < ARRAY_SIZE(kc_krets); i++) {
 		kc_krets[i].hits = alloc_percpu(u64);
 		if (!kc_krets[i].hits) {
@@ -369,8 +405,8 @@ int kc_kretprobes_init(unsigned int maxactive)
 	}
 	mutex_lock(&kc_probes_lock);
 	kc_attach_module(NULL);
-	kc_attach_module("kvm");
-	kc_attach_module("irqbypass");
+	kc_attach_module(kc_home_name(KC_HOME_KVM));
+	kc_attach_module(kc_home_name(KC_HOME_IRQBYPASS));
 	mutex_unlock(&kc_probes_lock);
 	/* A probe that cannot attach is reported in `probes`, not fatal. */
 	return 0;
@@ -409,19 +445,21 @@ static u64 kc_kret_missed(const struct kc_kret *k)
 	return missed;
 }
 
-void kc_kretprobe_info(unsigned int i, struct kc_probe_info *info)
+void kc_kretprobe_status(unsigned int i, struct kc_probe_status *st)
 {
+	const struct kc_probe_desc *desc = kc_probe_desc(i);
 	const struct kc_kret *k = &kc_krets[i];
 
+	/* From the table, which is there before kc_kretprobes_init(). */
+	strscpy(st->metric, kc_metric_name(desc->metric), sizeof(st->metric));
+	st->m = desc->metric;
+	strscpy(st->kind, desc->kind, sizeof(st->kind));
 	mutex_lock(&kc_probes_lock);
-	info->metric = k->metric;
-	info->kind = "kretprobe";
-	strscpy(info->symbol, k->symbol[0] ? k->symbol : k->function,
-		sizeof(info->symbol));
-	info->state = k->state;
-	info->err = k->err;
-	info->hits = kc_kret_hits(k) - k->base_hits;
-	info->missed = kc_kret_missed(k) - k->base_missed;
+	strscpy(st->symbol, k->symbol[0] ? k->symbol : desc->symbols[0],
+		sizeof(st->symbol));
+	kc_probe_state_text(st->state, sizeof(st->state), k->state, k->err);
+	st->hits = kc_kret_hits(k) - k->base_hits;
+	st->missed = kc_kret_missed(k) - k->base_missed;
 	mutex_unlock(&kc_probes_lock);
 }
 
@@ -455,21 +493,4 @@ void kc_kretprobes_reset(void)
 		k->base_missed = kc_kret_missed(k);
 	}
 	mutex_unlock(&kc_probes_lock);
-}
-
-const char *kc_probe_state_name(enum kc_probe_state state)
-{
-	switch (state) {
-	case KC_PROBE_ATTACHED:
-		return "attached";
-	case KC_PROBE_WAITING:
-		return "waiting for module";
-	case KC_PROBE_ABSENT:
-		return "absent";
-	case KC_PROBE_ERROR:
-		return "error";
-	case KC_PROBE_OFF:
-		break;
-	}
-	return "off";
 }

@@ -21,7 +21,7 @@
 #include "kvmchurn.h"
 
 struct kc_tp {
-	const char *name;
+	const char *name;	/* the table's */
 	enum kc_metric metric;
 	void *probe;
 	struct tracepoint *tp;
@@ -36,53 +36,36 @@ static void kc_tp_signal_deliver(void *data, int sig,
 				 struct k_sigaction *ka);
 static void kc_tp_sched_process_exit(KC_SCHED_PROCESS_EXIT_PROTO);
 static void kc_tp_sched_process_free(void *data, struct task_struct *p);
-static void kc_tp_direct_begin(KC_RECLAIM_BEGIN_PROTO);
-static void kc_tp_direct_end(KC_RECLAIM_END_PROTO);
-static void kc_tp_memcg_begin(KC_RECLAIM_BEGIN_PROTO);
-static void kc_tp_memcg_end(KC_RECLAIM_END_PROTO);
+static void kc_tp_mm_vmscan_direct_reclaim_begin(KC_RECLAIM_BEGIN_PROTO);
+static void kc_tp_mm_vmscan_direct_reclaim_end(KC_RECLAIM_END_PROTO);
+static void kc_tp_mm_vmscan_memcg_reclaim_begin(KC_RECLAIM_BEGIN_PROTO);
+static void kc_tp_mm_vmscan_memcg_reclaim_end(KC_RECLAIM_END_PROTO);
 
 KC_TP_TYPECHECK(signal_deliver, kc_tp_signal_deliver);
 KC_TP_TYPECHECK(sched_process_exit, kc_tp_sched_process_exit);
 KC_TP_TYPECHECK(sched_process_free, kc_tp_sched_process_free);
-KC_TP_TYPECHECK(mm_vmscan_direct_reclaim_begin, kc_tp_direct_begin);
-KC_TP_TYPECHECK(mm_vmscan_direct_reclaim_end, kc_tp_direct_end);
-KC_TP_TYPECHECK_MEMCG(mm_vmscan_memcg_reclaim_begin, kc_tp_memcg_begin);
-KC_TP_TYPECHECK_MEMCG(mm_vmscan_memcg_reclaim_end, kc_tp_memcg_end);
+KC_TP_TYPECHECK(mm_vmscan_direct_reclaim_begin, kc_tp_mm_vmscan_direct_reclaim_begin);
+KC_TP_TYPECHECK(mm_vmscan_direct_reclaim_end, kc_tp_mm_vmscan_direct_reclaim_end);
+KC_TP_TYPECHECK_MEMCG(mm_vmscan_memcg_reclaim_begin, kc_tp_mm_vmscan_memcg_reclaim_begin);
+KC_TP_TYPECHECK_MEMCG(mm_vmscan_memcg_reclaim_end, kc_tp_mm_vmscan_memcg_reclaim_end);
 
-enum {
-	KC_TP_SIGNAL_DELIVER,
-	KC_TP_SCHED_PROCESS_EXIT,
-	KC_TP_SCHED_PROCESS_FREE,
-	KC_TP_DIRECT_BEGIN,
-	KC_TP_DIRECT_END,
-	KC_TP_MEMCG_BEGIN,
-	KC_TP_MEMCG_END,
-	KC_NR_TPS
-};
+/* One per row of KC_TRACEPOINTS, its handler named after the tracepoint. */
+#define KC_TP_ROW(id, m, tp) \
+	[KC_TP_##id] = { .metric = KC_M_##m, .probe = kc_tp_##tp },
 
-#define KC_TP(id, tp_name, m, fn) \
-	[id] = { .name = tp_name, .metric = (m), .probe = (fn) }
-
-static struct kc_tp kc_tps[KC_NR_TPS] = {
-	KC_TP(KC_TP_SIGNAL_DELIVER, "signal_deliver", KC_M_SIGNAL_TO_EXIT,
-	      kc_tp_signal_deliver),
-	KC_TP(KC_TP_SCHED_PROCESS_EXIT, "sched_process_exit",
-	      KC_M_EXIT_TO_REAP, kc_tp_sched_process_exit),
-	KC_TP(KC_TP_SCHED_PROCESS_FREE, "sched_process_free",
-	      KC_M_EXIT_TO_REAP, kc_tp_sched_process_free),
-	KC_TP(KC_TP_DIRECT_BEGIN, "mm_vmscan_direct_reclaim_begin",
-	      KC_M_RECLAIM_DIRECT, kc_tp_direct_begin),
-	KC_TP(KC_TP_DIRECT_END, "mm_vmscan_direct_reclaim_end",
-	      KC_M_RECLAIM_DIRECT, kc_tp_direct_end),
-	KC_TP(KC_TP_MEMCG_BEGIN, "mm_vmscan_memcg_reclaim_begin",
-	      KC_M_RECLAIM_MEMCG, kc_tp_memcg_begin),
-	KC_TP(KC_TP_MEMCG_END, "mm_vmscan_memcg_reclaim_end",
-	      KC_M_RECLAIM_MEMCG, kc_tp_memcg_end),
+static struct kc_tp kc_tps[KC_NR_TRACEPOINTS] = {
+	KC_TRACEPOINTS(KC_TP_ROW)
 };
 
 static inline void kc_tp_hit(unsigned int id)
 {
 	this_cpu_inc(*kc_tps[id].hits);
+}
+
+/* The group is dying of a signal: its exit code's signal (WTERMSIG) is set. */
+static bool kc_group_killed(struct task_struct *t)
+{
+	return READ_ONCE(t->signal->group_exit_code) & 0x7f;
 }
 
 /*
@@ -100,7 +83,7 @@ static void kc_tp_signal_deliver(void *data, int sig,
 	if ((sig != SIGKILL && sig != SIGTERM) || !READ_ONCE(kc_enabled) ||
 	    !kc_filter_match(current))
 		return;
-	if (sig == SIGKILL && !(READ_ONCE(current->signal->group_exit_code) & 0x7f))
+	if (sig == SIGKILL && !kc_group_killed(current))
 		return;
 	if (kc_pair_add(KC_PAIR_SIGNAL, current->tgid, ktime_get_ns(), false) !=
 	    KC_PAIR_ADDED)
@@ -163,23 +146,23 @@ static void kc_reclaim_end(unsigned int id, enum kc_pair_kind kind,
 		kc_hist_record(metric, kc_to_unit(ktime_get_ns() - start));
 }
 
-static void kc_tp_direct_begin(KC_RECLAIM_BEGIN_PROTO)
+static void kc_tp_mm_vmscan_direct_reclaim_begin(KC_RECLAIM_BEGIN_PROTO)
 {
 	kc_reclaim_begin(KC_TP_DIRECT_BEGIN, KC_PAIR_RECLAIM_DIRECT);
 }
 
-static void kc_tp_direct_end(KC_RECLAIM_END_PROTO)
+static void kc_tp_mm_vmscan_direct_reclaim_end(KC_RECLAIM_END_PROTO)
 {
 	kc_reclaim_end(KC_TP_DIRECT_END, KC_PAIR_RECLAIM_DIRECT,
 		       KC_M_RECLAIM_DIRECT);
 }
 
-static void kc_tp_memcg_begin(KC_RECLAIM_BEGIN_PROTO)
+static void kc_tp_mm_vmscan_memcg_reclaim_begin(KC_RECLAIM_BEGIN_PROTO)
 {
 	kc_reclaim_begin(KC_TP_MEMCG_BEGIN, KC_PAIR_RECLAIM_MEMCG);
 }
 
-static void kc_tp_memcg_end(KC_RECLAIM_END_PROTO)
+static void kc_tp_mm_vmscan_memcg_reclaim_end(KC_RECLAIM_END_PROTO)
 {
 	kc_reclaim_end(KC_TP_MEMCG_END, KC_PAIR_RECLAIM_MEMCG,
 		       KC_M_RECLAIM_MEMCG);
@@ -189,7 +172,7 @@ static void kc_tp_lookup(struct tracepoint *tp, void *priv)
 {
 	unsigned int i;
 
-	for (i = 0; i < KC_NR_TPS; i++)
+	for (i = 0; i < KC_NR_TRACEPOINTS; i++)
 		if (!strcmp(tp->name, kc_tps[i].name))
 			kc_tps[i].tp = tp;
 }
@@ -199,7 +182,7 @@ void kc_tracepoints_exit(void)
 	bool synced = false;
 	unsigned int i;
 
-	for (i = 0; i < KC_NR_TPS; i++) {
+	for (i = 0; i < KC_NR_TRACEPOINTS; i++) {
 		struct kc_tp *t = &kc_tps[i];
 
 		if (t->state == KC_PROBE_ATTACHED) {
@@ -211,7 +194,7 @@ void kc_tracepoints_exit(void)
 	/* No probe may still be running when the module text goes away. */
 	if (synced)
 		tracepoint_synchronize_unregister();
-	for (i = 0; i < KC_NR_TPS; i++) {
+	for (i = 0; i < KC_NR_TRACEPOINTS; i++) {
 		free_percpu(kc_tps[i].hits);
 		kc_tps[i].hits = NULL;
 	}
@@ -221,7 +204,8 @@ int kc_tracepoints_init(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < KC_NR_TPS; i++) {
+	for (i = 0; i < KC_NR_TRACEPOINTS; i++) {
+		kc_tps[i].name = kc_probe_desc(KC_NR_KRETPROBES + i)->symbols[0];
 		kc_tps[i].hits = alloc_percpu(u64);
 		if (!kc_tps[i].hits) {
 			kc_tracepoints_exit();
@@ -229,7 +213,7 @@ int kc_tracepoints_init(void)
 		}
 	}
 	for_each_kernel_tracepoint(kc_tp_lookup, NULL);
-	for (i = 0; i < KC_NR_TPS; i++) {
+	for (i = 0; i < KC_NR_TRACEPOINTS; i++) {
 		struct kc_tp *t = &kc_tps[i];
 
 		if (!t->tp) {
@@ -248,7 +232,7 @@ int kc_tracepoints_init(void)
 
 unsigned int kc_tracepoints_count(void)
 {
-	return KC_NR_TPS;
+	return KC_NR_TRACEPOINTS;
 }
 
 static u64 kc_tp_hits(const struct kc_tp *t)
@@ -256,23 +240,24 @@ static u64 kc_tp_hits(const struct kc_tp *t)
 	return kc_percpu_sum(t->hits);
 }
 
-void kc_tracepoint_info(unsigned int i, struct kc_probe_info *info)
+void kc_tracepoint_status(unsigned int i, struct kc_probe_status *st)
 {
+	const struct kc_probe_desc *desc = kc_probe_desc(KC_NR_KRETPROBES + i);
 	const struct kc_tp *t = &kc_tps[i];
 
-	info->metric = t->metric;
-	info->kind = "tracepoint";
-	strscpy(info->symbol, t->name, sizeof(info->symbol));
-	info->state = t->state;
-	info->err = t->err;
-	info->hits = kc_tp_hits(t) - READ_ONCE(t->base_hits);
+	strscpy(st->metric, kc_metric_name(t->metric), sizeof(st->metric));
+	st->m = t->metric;
+	strscpy(st->kind, desc->kind, sizeof(st->kind));
+	strscpy(st->symbol, desc->symbols[0], sizeof(st->symbol));
+	kc_probe_state_text(st->state, sizeof(st->state), t->state, t->err);
+	st->hits = kc_tp_hits(t) - READ_ONCE(t->base_hits);
 	/* A tracepoint probe cannot miss an event. */
-	info->missed = 0;
+	st->missed = 0;
 }
 
 void kc_tracepoints_mem(struct kc_mem *mem)
 {
-	mem->percpu += KC_NR_TPS * sizeof(u64);
+	mem->percpu += KC_NR_TRACEPOINTS * sizeof(u64);
 }
 
 /* Called with the reset lock held (debugfs.c). */
@@ -280,6 +265,6 @@ void kc_tracepoints_reset(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < KC_NR_TPS; i++)
+	for (i = 0; i < KC_NR_TRACEPOINTS; i++)
 		WRITE_ONCE(kc_tps[i].base_hits, kc_tp_hits(&kc_tps[i]));
 }

@@ -16,6 +16,7 @@ struct kc_command {
 	int (*run)(int argc, char *argv[], const struct kc_global *g);
 	const char *usage;	/* `kvmchurn help NAME`, `kvmchurn NAME --help` */
 	const char *description; /* one line in `kvmchurn --help` */
+	void (*print_usage)(FILE *f);	/* instead of usage, when set */
 };
 
 /* main.c */
@@ -39,7 +40,7 @@ int cmd_dump(int argc, char *argv[], const struct kc_global *g);
 int cmd_load(int argc, char *argv[], const struct kc_global *g);
 int cmd_downtime(int argc, char *argv[], const struct kc_global *g);
 int cmd_help(int argc, char *argv[], const struct kc_global *g);
-extern const char show_usage[];
+void show_print_usage(FILE *f);
 extern const char summary_usage[];
 extern const char watch_usage[];
 extern const char check_usage[];

@@ -41,7 +41,7 @@ build() {
 	sed 's/^/# kvmchurn-dkms: /' /tmp/dkms.list
 	sed 's/^/# kvmchurn: /' /tmp/client.list
 	local f
-	for f in dkms.conf Kbuild Makefile build.mk module/main.c module/compat.h module/kvmchurn_abi.h; do
+	for f in dkms.conf Kbuild Makefile build.mk module/main.c module/compat.h module/kvmchurn_abi.h module/kvmchurn_rules.h; do
 		has "kvmchurn-dkms has /usr/src/kvmchurn-$ver/$f" /tmp/dkms.list "^\./usr/src/kvmchurn-$ver/$f\$"
 	done
 	has "kvmchurn-dkms has the modprobe.d example" /tmp/dkms.list '^\./usr/share/doc/kvmchurn-dkms/examples/modprobe\.d/kvmchurn\.conf$'

@@ -26,7 +26,7 @@
 struct kc_render_ctx {
 	struct seq_file m;
 	char *buf;			/* KC_SEQ_SIZE + 1 */
-	struct kc_hist_snap *snap;
+	struct kc_read *rd;
 	bool unit_ns, enabled;		/* before the test */
 };
 
@@ -48,8 +48,8 @@ static int kc_render_test_init(struct kunit *test)
 	if (!ctx)
 		return -ENOMEM;
 	ctx->buf = kunit_kzalloc(test, KC_SEQ_SIZE + 1, GFP_KERNEL);
-	ctx->snap = kunit_kzalloc(test, sizeof(*ctx->snap), GFP_KERNEL);
-	if (!ctx->buf || !ctx->snap)
+	ctx->rd = kunit_kzalloc(test, sizeof(*ctx->rd), GFP_KERNEL);
+	if (!ctx->buf || !ctx->rd)
 		return -ENOMEM;
 	ctx->unit_ns = kc_unit_ns;
 	ctx->enabled = kc_enabled;
@@ -62,7 +62,6 @@ static int kc_render_test_init(struct kunit *test)
 		err = kc_pairs_init(4096);
 	if (!err)
 		err = kc_hist_init();
-	kc_render_init();
 	kc_seq_reset(ctx);
 	return err;
 }
@@ -78,7 +77,6 @@ static void kc_render_test_exit(struct kunit *test)
 		kc_unit_ns = ctx->unit_ns;
 		kc_enabled = ctx->enabled;
 	}
-	kc_render_init();
 }
 
 /*
@@ -191,7 +189,7 @@ static void kc_render_hist_one(struct kunit *test)
 
 	for (v = 1; v <= 100; v++)
 		kc_hist_record(KC_M_EXIT_MMAP, v);
-	kc_show_hist(&ctx->m, KC_M_EXIT_MMAP, ctx->snap);
+	kc_show_hist(&ctx->m, KC_M_EXIT_MMAP, ctx->rd);
 	kc_expect_text(test,
 		       "@us_exit_mmap:\x20\n"
 		       "[1]                    1 |@                                                   |\n"
@@ -203,7 +201,7 @@ static void kc_render_hist_one(struct kunit *test)
 		       "[64, 128)             37 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		       "\n");
 	/* A histogram with nothing recorded is an empty file. */
-	kc_show_hist(&ctx->m, KC_M_EXIT_FILES, ctx->snap);
+	kc_show_hist(&ctx->m, KC_M_EXIT_FILES, ctx->rd);
 	kc_expect_text(test, "");
 }
 
@@ -216,7 +214,7 @@ static void kc_render_hist_labels(struct kunit *test)
 	kc_hist_record(KC_M_KVM_DESTROY_VM, 5000);
 	kc_hist_record(KC_M_KVM_DESTROY_VM, 6000);
 	kc_hist_record(KC_M_KVM_DESTROY_VM, 8191);
-	kc_show_hist(&ctx->m, KC_M_KVM_DESTROY_VM, ctx->snap);
+	kc_show_hist(&ctx->m, KC_M_KVM_DESTROY_VM, ctx->rd);
 	kc_expect_text(test,
 		       "@us_kvm_destroy_vm:\x20\n"
 		       "[512, 1K)              1 |@@@@@@@@@@@@@@@@@                                   |\n"
@@ -228,7 +226,7 @@ static void kc_render_hist_labels(struct kunit *test)
 	kc_hist_record(KC_M_RECLAIM_MEMCG, 1ULL << 20);
 	kc_hist_record(KC_M_RECLAIM_MEMCG, (2ULL << 20) - 1);
 	kc_hist_record(KC_M_RECLAIM_MEMCG, (1ULL << 30) + 5);
-	kc_show_hist(&ctx->m, KC_M_RECLAIM_MEMCG, ctx->snap);
+	kc_show_hist(&ctx->m, KC_M_RECLAIM_MEMCG, ctx->rd);
 	kc_expect_text(test,
 		       "@us_reclaim_memcg:\x20\n"
 		       "[1M, 2M)               2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
@@ -250,7 +248,7 @@ static void kc_render_hist_labels(struct kunit *test)
 	kc_hist_record(KC_M_EXIT_FILES, 1);
 	kc_hist_record(KC_M_EXIT_FILES, 2);
 	kc_hist_record(KC_M_EXIT_FILES, 3);
-	kc_show_hist(&ctx->m, KC_M_EXIT_FILES, ctx->snap);
+	kc_show_hist(&ctx->m, KC_M_EXIT_FILES, ctx->rd);
 	kc_expect_text(test,
 		       "@us_exit_files:\x20\n"
 		       "[0]                    3 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
@@ -264,7 +262,7 @@ static void kc_render_all_known(struct kunit *test)
 	struct kc_render_ctx *ctx = test->priv;
 
 	kc_known_state();
-	kc_show_all(&ctx->m, ctx->snap);
+	kc_show_all(&ctx->m, ctx->rd);
 	/* tests/fixtures/hand/known/all */
 	kc_expect_text(test,
 		       "@n_exit: 1\n"
@@ -299,11 +297,11 @@ static void kc_render_all_empty(struct kunit *test)
 {
 	struct kc_render_ctx *ctx = test->priv;
 
-	kc_show_all(&ctx->m, ctx->snap);
+	kc_show_all(&ctx->m, ctx->rd);
 	kc_expect_text(test, "");
 	/* Only a counter. */
 	kc_count(KC_C_SIGTERM);
-	kc_show_all(&ctx->m, ctx->snap);
+	kc_show_all(&ctx->m, ctx->rd);
 	kc_expect_text(test, "@n_sigterm: 1\n");
 }
 
@@ -317,7 +315,7 @@ static void kc_render_all_keys(struct kunit *test)
 	kc_hist_record(KC_M_IRQBYPASS_REGISTER, 4);
 	kc_hist_record(KC_M_IRQBYPASS_UNREGISTER, 5);
 	kc_hist_record(KC_M_IRQBYPASS_UNREGISTER, 7);
-	kc_show_all(&ctx->m, ctx->snap);
+	kc_show_all(&ctx->m, ctx->rd);
 	kc_expect_text(test,
 		       "@n_irqbypass[unregister]: 2\n"
 		       "@n_irqbypass[register]: 3\n"
@@ -334,7 +332,7 @@ static void kc_render_summary_known(struct kunit *test)
 	struct kc_render_ctx *ctx = test->priv;
 
 	kc_known_state();
-	kc_show_summary(&ctx->m, ctx->snap);
+	kc_show_summary(&ctx->m, ctx->rd);
 	kc_expect_text(test,
 		       "metric                    count         avg         p50         p90         p99         max  nmissed  unit\n"
 		       "kvm_create_vm                 1        1000         960         960         960        1000        0  us  off\n"
@@ -378,7 +376,7 @@ static void kc_render_summary_empty(struct kunit *test)
 {
 	struct kc_render_ctx *ctx = test->priv;
 
-	kc_show_summary(&ctx->m, ctx->snap);
+	kc_show_summary(&ctx->m, ctx->rd);
 	kc_expect_summary_empty(test);
 }
 
@@ -389,10 +387,9 @@ static void kc_render_unit_ns(struct kunit *test)
 	u64 v;
 
 	kc_unit_ns = true;
-	kc_render_init();
 	for (v = 1; v <= 100; v++)
 		kc_hist_record(KC_M_EXIT_MMAP, v);
-	kc_show_hist(&ctx->m, KC_M_EXIT_MMAP, ctx->snap);
+	kc_show_hist(&ctx->m, KC_M_EXIT_MMAP, ctx->rd);
 	kc_expect_text(test,
 		       "@ns_exit_mmap:\x20\n"
 		       "[1]                    1 |@                                                   |\n"
@@ -403,7 +400,7 @@ static void kc_render_unit_ns(struct kunit *test)
 		       "[32, 64)              32 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@        |\n"
 		       "[64, 128)             37 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		       "\n");
-	kc_show_summary(&ctx->m, ctx->snap);
+	kc_show_summary(&ctx->m, ctx->rd);
 	kc_expect_text(test,
 		       "metric                    count         avg         p50         p90         p99         max  nmissed  unit\n"
 		       "kvm_create_vm                 0           -           -           -           -           -        0  ns  off\n"
@@ -426,7 +423,7 @@ static void kc_render_counters(struct kunit *test)
 {
 	struct kc_render_ctx *ctx = test->priv;
 
-	kc_show_counters(&ctx->m);
+	kc_show_counters(&ctx->m, ctx->rd);
 	kc_expect_text(test,
 		       "sigterm 0\n"
 		       "sigkill 0\n"
@@ -436,7 +433,7 @@ static void kc_render_counters(struct kunit *test)
 		       "irqbypass_unregister 0\n");
 	kc_known_state();
 	kc_count_n(KC_C_SIGTERM, 1234);
-	kc_show_counters(&ctx->m);
+	kc_show_counters(&ctx->m, ctx->rd);
 	kc_expect_text(test,
 		       "sigterm 1234\n"
 		       "sigkill 1\n"
@@ -456,7 +453,7 @@ static void kc_render_checks(struct kunit *test)
 	kc_drops_line(drops, sizeof(drops));
 
 	/* tests/fixtures/hand/empty/checks, but for drops of other tests. */
-	kc_show_checks(&ctx->m);
+	kc_show_checks(&ctx->m, ctx->rd);
 	snprintf(want, 1024, "%s%s",
 		 "OK   exit = reap: exit 0, reap 0, 0 not reaped yet\n"
 		 "OK   irqbypass register = unregister: register 0, unregister 0\n"
@@ -466,7 +463,7 @@ static void kc_render_checks(struct kunit *test)
 
 	/* tests/fixtures/hand/known/checks */
 	kc_known_state();
-	kc_show_checks(&ctx->m);
+	kc_show_checks(&ctx->m, ctx->rd);
 	snprintf(want, 1024, "%s%s",
 		 "OK   exit = reap: exit 1, reap 1, 0 not reaped yet\n"
 		 "OK   irqbypass register = unregister: register 10, unregister 10\n"
@@ -477,7 +474,7 @@ static void kc_render_checks(struct kunit *test)
 	/* Two exits more than reaps, then both waiting in the pairing table. */
 	kc_count_n(KC_C_EXIT, 2);
 	kc_count_n(KC_C_IRQBYPASS_UNREGISTER, 2);
-	kc_show_checks(&ctx->m);
+	kc_show_checks(&ctx->m, ctx->rd);
 	snprintf(want, 1024, "%s%s",
 		 "WARN exit = reap: exit 3, reap 1, 0 not reaped yet\n"
 		 "WARN irqbypass register = unregister: register 10, unregister 12\n"
@@ -488,7 +485,7 @@ static void kc_render_checks(struct kunit *test)
 			KC_PAIR_ADDED);
 	KUNIT_EXPECT_EQ(test, kc_pair_add(KC_PAIR_EXIT, 1002, 1, false),
 			KC_PAIR_ADDED);
-	kc_show_checks(&ctx->m);
+	kc_show_checks(&ctx->m, ctx->rd);
 	snprintf(want, 1024, "%s%s",
 		 "OK   exit = reap: exit 3, reap 1, 2 not reaped yet\n"
 		 "WARN irqbypass register = unregister: register 10, unregister 12\n"
@@ -508,7 +505,7 @@ static void kc_render_checks_info(struct kunit *test)
 	kc_drops_line(drops, sizeof(drops));
 	kc_count_n(KC_C_IRQBYPASS_UNREGISTER, 3);
 	kc_count_n(KC_C_REAP, 1);
-	kc_show_checks(&ctx->m);
+	kc_show_checks(&ctx->m, ctx->rd);
 	snprintf(want, 1024, "%s%s",
 		 "WARN exit = reap: exit 0, reap 1, 0 not reaped yet\n"
 		 "INFO irqbypass register = unregister: register 0, unregister 3: this host does not post interrupts (no APICv/AVIC or IOMMU posting), so KVM registers no consumer\n"
@@ -535,7 +532,7 @@ static void kc_render_checks_drops(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.used, id);
 	KUNIT_EXPECT_EQ(test, kc_pairs_count(KC_PAIR_SIGNAL), id);
 
-	kc_show_checks(&ctx->m);
+	kc_show_checks(&ctx->m, ctx->rd);
 	snprintf(want, sizeof(want), "WARN pairing drops = 0: %llu (raise pairs=)\n",
 		 st.dropped);
 	/* Only the last line is the table's. */
@@ -610,7 +607,7 @@ static void kc_render_raw_known(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, want);
 
 	kc_known_state();
-	kc_show_raw(&ctx->m, ctx->snap);
+	kc_show_raw(&ctx->m, ctx->rd);
 	KUNIT_ASSERT_FALSE(test, seq_has_overflowed(&ctx->m));
 	ctx->buf[ctx->m.count] = '\0';
 	/* Copy it, each probe line as "probe\tmetric\tkind\tsymbol\tstate". */
@@ -627,8 +624,9 @@ static void kc_render_raw_known(struct kunit *test)
 		n += scnprintf(got + n, KC_SEQ_SIZE + 1 - n, "%s\n", line);
 	}
 	kc_pairs_stats(&st);
-	snprintf(want, sizeof(want_head) + 128, "%spairs\t4096\t0\t%llu\t%llu\n",
-		 want_head, st.dropped, st.aged);
+	snprintf(want, sizeof(want_head) + 128,
+		 "%spairs\t4096\t0\t%llu\t%llu\t0\n", want_head, st.dropped,
+		 st.aged);
 
 	kc_seq_reset(ctx);
 	memcpy(ctx->buf, got, n);
@@ -663,33 +661,31 @@ static void kc_render_probes_unregistered(struct kunit *test)
 		{ KC_M_RECLAIM_MEMCG, "mm_vmscan_memcg_reclaim_begin" },
 		{ KC_M_RECLAIM_MEMCG, "mm_vmscan_memcg_reclaim_end" },
 	};
-	struct kc_probe_info info;
+	struct kc_probe_status st;
 	unsigned int i;
 
 	KUNIT_ASSERT_EQ(test, kc_kretprobes_count(), ARRAY_SIZE(krets));
 	KUNIT_ASSERT_EQ(test, kc_tracepoints_count(), ARRAY_SIZE(tps));
 	for (i = 0; i < ARRAY_SIZE(krets); i++) {
-		memset(&info, 0xff, sizeof(info));
-		kc_kretprobe_info(i, &info);
-		KUNIT_EXPECT_EQ_MSG(test, info.metric, krets[i].metric, "%u", i);
-		KUNIT_EXPECT_STREQ(test, info.kind, "kretprobe");
-		KUNIT_EXPECT_STREQ(test, info.symbol, krets[i].symbol);
-		KUNIT_EXPECT_EQ_MSG(test, info.state, KC_PROBE_OFF, "%s",
-				    krets[i].symbol);
-		KUNIT_EXPECT_EQ_MSG(test, info.err, 0, "%s", krets[i].symbol);
-		KUNIT_EXPECT_EQ_MSG(test, info.missed, 0ULL, "%s",
+		memset(&st, 0xff, sizeof(st));
+		kc_kretprobe_status(i, &st);
+		KUNIT_EXPECT_EQ_MSG(test, st.m, (int)krets[i].metric, "%u", i);
+		KUNIT_EXPECT_STREQ(test, st.metric,
+				   kc_metric_name(krets[i].metric));
+		KUNIT_EXPECT_STREQ(test, st.kind, "kretprobe");
+		KUNIT_EXPECT_STREQ(test, st.symbol, krets[i].symbol);
+		KUNIT_EXPECT_STREQ(test, st.state, "off");
+		KUNIT_EXPECT_EQ_MSG(test, st.missed, 0ULL, "%s",
 				    krets[i].symbol);
 	}
 	for (i = 0; i < ARRAY_SIZE(tps); i++) {
-		memset(&info, 0xff, sizeof(info));
-		kc_tracepoint_info(i, &info);
-		KUNIT_EXPECT_EQ_MSG(test, info.metric, tps[i].metric, "%u", i);
-		KUNIT_EXPECT_STREQ(test, info.kind, "tracepoint");
-		KUNIT_EXPECT_STREQ(test, info.symbol, tps[i].symbol);
-		KUNIT_EXPECT_EQ_MSG(test, info.state, KC_PROBE_OFF, "%s",
-				    tps[i].symbol);
-		KUNIT_EXPECT_EQ_MSG(test, info.err, 0, "%s", tps[i].symbol);
-		KUNIT_EXPECT_EQ_MSG(test, info.missed, 0ULL, "%s",
+		memset(&st, 0xff, sizeof(st));
+		kc_tracepoint_status(i, &st);
+		KUNIT_EXPECT_EQ_MSG(test, st.m, (int)tps[i].metric, "%u", i);
+		KUNIT_EXPECT_STREQ(test, st.kind, "tracepoint");
+		KUNIT_EXPECT_STREQ(test, st.symbol, tps[i].symbol);
+		KUNIT_EXPECT_STREQ(test, st.state, "off");
+		KUNIT_EXPECT_EQ_MSG(test, st.missed, 0ULL, "%s",
 				    tps[i].symbol);
 	}
 	KUNIT_EXPECT_STREQ(test, kc_probe_state_name(KC_PROBE_OFF), "off");
@@ -701,6 +697,87 @@ static void kc_render_probes_unregistered(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, kc_probe_state_name(KC_PROBE_ERROR), "error");
 }
 
+/* The line of the text written since kc_seq_reset() that starts with @head. */
+static bool kc_has_line(struct kc_render_ctx *ctx, const char *head)
+{
+	const char *p = ctx->buf;
+	size_t n = strlen(head);
+
+	ctx->buf[ctx->m.count] = '\0';
+	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, head, n))
+			return true;
+	return false;
+}
+
+/*
+ * Every row of the metric table in every view: with a value in each metric
+ * and each counter, `all` has each map, `summary` a row, `raw` a hist record
+ * and hist/<metric> its histogram; `probes` lists every probe of the table.
+ */
+static void kc_render_every_row(struct kunit *test)
+{
+	struct kc_render_ctx *ctx = test->priv;
+	char head[96];
+	unsigned int i;
+
+	for (i = 0; i < KC_NR_METRICS; i++)
+		kc_hist_record(i, 100 + i);
+	for (i = 0; i < KC_NR_COUNTERS; i++)
+		kc_count(i);
+
+	kc_show_all(&ctx->m, ctx->rd);
+	for (i = 0; i < KC_NR_MAPS; i++) {
+		kc_map_label(head, sizeof(head), &ctx->rd->maps[i]);
+		strlcat(head, ":", sizeof(head));
+		KUNIT_EXPECT_TRUE_MSG(test, kc_has_line(ctx, head), "all: %s",
+				      head);
+	}
+	kc_seq_reset(ctx);
+
+	kc_show_summary(&ctx->m, ctx->rd);
+	for (i = 0; i < KC_NR_METRICS; i++) {
+		snprintf(head, sizeof(head), "%-21s %9u", kc_metric_name(i), 1);
+		KUNIT_EXPECT_TRUE_MSG(test, kc_has_line(ctx, head),
+				      "summary: %s", kc_metric_name(i));
+	}
+	kc_seq_reset(ctx);
+
+	kc_show_raw(&ctx->m, ctx->rd);
+	for (i = 0; i < KC_NR_METRICS; i++) {
+		snprintf(head, sizeof(head), KC_RAW_HIST "\t%s\t1\t%u\t",
+			 kc_metric_name(i), 100 + i);
+		KUNIT_EXPECT_TRUE_MSG(test, kc_has_line(ctx, head), "raw: %s",
+				      kc_metric_name(i));
+	}
+	for (i = 0; i < KC_NR_COUNTERS; i++) {
+		snprintf(head, sizeof(head), KC_RAW_COUNTER "\t%s\t1",
+			 kc_counter_name(i));
+		KUNIT_EXPECT_TRUE_MSG(test, kc_has_line(ctx, head), "raw: %s",
+				      kc_counter_name(i));
+	}
+	kc_seq_reset(ctx);
+
+	for (i = 0; i < KC_NR_METRICS; i++) {
+		kc_show_hist(&ctx->m, i, ctx->rd);
+		snprintf(head, sizeof(head), "@us_%s", kc_metric_seed(i));
+		KUNIT_EXPECT_TRUE_MSG(test, kc_has_line(ctx, head),
+				      "hist/%s", kc_metric_name(i));
+		kc_seq_reset(ctx);
+	}
+
+	kc_show_probes(&ctx->m, ctx->rd);
+	for (i = 0; i < KC_NR_PROBES; i++) {
+		const struct kc_probe_desc *d = kc_probe_desc(i);
+
+		snprintf(head, sizeof(head), "%-21s %-10s %-31s ",
+			 kc_metric_name(d->metric), d->kind, d->symbols[0]);
+		KUNIT_EXPECT_TRUE_MSG(test, kc_has_line(ctx, head),
+				      "probes: %s", d->symbols[0]);
+	}
+	kc_seq_reset(ctx);
+}
+
 /* After a reset every view starts again from nothing. */
 static void kc_render_after_reset(struct kunit *test)
 {
@@ -708,17 +785,17 @@ static void kc_render_after_reset(struct kunit *test)
 
 	kc_known_state();
 	kc_hist_reset();
-	kc_show_all(&ctx->m, ctx->snap);
+	kc_show_all(&ctx->m, ctx->rd);
 	kc_expect_text(test, "");
-	kc_show_hist(&ctx->m, KC_M_EXIT_MMAP, ctx->snap);
+	kc_show_hist(&ctx->m, KC_M_EXIT_MMAP, ctx->rd);
 	kc_expect_text(test, "");
-	kc_show_summary(&ctx->m, ctx->snap);
+	kc_show_summary(&ctx->m, ctx->rd);
 	kc_expect_summary_empty(test);
 
 	/* What comes after counts alone. */
 	kc_hist_record(KC_M_KVM_CREATE_VM, 1000);
 	kc_count(KC_C_EXIT);
-	kc_show_all(&ctx->m, ctx->snap);
+	kc_show_all(&ctx->m, ctx->rd);
 	kc_expect_text(test,
 		       "@n_exit: 1\n"
 		       "@us_kvm_create_vm:\x20\n"
@@ -743,6 +820,7 @@ static struct kunit_case kc_render_cases[] = {
 	KUNIT_CASE(kc_render_raw_known),
 	KUNIT_CASE(kc_render_probes_unregistered),
 	KUNIT_CASE(kc_render_after_reset),
+	KUNIT_CASE(kc_render_every_row),
 	{}
 };
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * abi_test.c - host tests of kvmchurn_abi.h, the code the module and the
+ * abi_test.c - host tests of kvmchurn_rules.h, the code the module and the
  * client share: the slot layout, and bpftrace's histogram text rendered
  * without floating point. The oracle for the text is bpftrace's own
  * algorithm (output.cpp, hist_to_str) written here with floats.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kvmchurn_abi.h"
+#include "kvmchurn_rules.h"
 
 static int passed, failed;
 

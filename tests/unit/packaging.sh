@@ -61,7 +61,8 @@ for c in $cmds; do
 done
 metrics=$("$client" help show | awk '/^Metrics:/ { on = 1; sub(/^Metrics:/, "") } on && /^$/ { exit } on' |
 	tr ',;.' '   ' | words)
-result "completion's metrics are kvmchurn help show's" "$metrics" "$(words <<<"$_kvmchurn_metrics")"
+result "completion's metrics are kvmchurn help show's" "$metrics" "$(_kvmchurn_metrics "$client" | words)"
+result "show --list has the metrics of help show" "$metrics" "$("$client" show --list | cut -f1 | words)"
 
 complete_line() { # complete_line WORD...: what completing the last word offers
 	COMP_WORDS=("$@")
@@ -71,7 +72,8 @@ complete_line() { # complete_line WORD...: what completing the last word offers
 }
 result "completes a command" "show snapshot summary" "$(complete_line kvmchurn s)"
 result "completes a command after -d DIR" "diff disable downtime dump" "$(complete_line kvmchurn -d /tmp d)"
-result "completes a metric of show" "exit_files exit_mmap exit_to_reap" "$(complete_line kvmchurn show exit_)"
+result "completes a metric of show" "exit_files exit_mmap exit_to_reap" "$(complete_line "$client" show exit_)"
+result "completes no metric where the client cannot be run" "" "$(complete_line "$top/no-such-client" show exit_)"
 result "completes --end's values" "close exit kill term" "$(complete_line kvmchurn load -n 5 --end '')"
 result "completes load's options" "--term-default --timeout --together" "$(complete_line kvmchurn load --t)"
 result "completes help's command" "diff disable downtime dump" "$(complete_line kvmchurn help d)"

@@ -366,8 +366,36 @@ bad probe-short '/^probe\tkvm_create_vm/s/\t0$//' \
 # shellcheck disable=SC2016 # a sed address
 bad pairs '$s/.*/pairs\t4096\t0\t-\t0/' \
 	"bad/raw: line 44: pairs record: dropped '-' is not a number"
+# shellcheck disable=SC2016 # a sed address
+bad pairs-not-reaped '$s/$/\tmany/' \
+	"bad/raw: line 44: pairs record: not reaped 'many' is not a number"
 bad empty-file 'd' \
 	"bad/raw is empty: not a kvmchurn raw file"
+
+# The pairs record's sixth field, the exits not reaped yet (added within raw
+# v1): check counts them as the module's checks does. A raw file without it
+# gives only the pairing entries in use, a bound ("up to").
+mkdir -p "$tmp/pending"
+# shellcheck disable=SC2016 # a sed address
+sed -e 's/^counter\texit\t1$/counter\texit\t3/' -e '$s/.*/pairs\t4096\t2\t0\t0\t2/' \
+	"$hand/known/raw" >"$tmp/pending/raw"
+run -d "$tmp/pending" check --json
+want_rc 0
+json_ok "$tmp/out"
+want_grep out '^\{"status":"ok","checks":\[\{"check":"exit = reap","verdict":"OK","text":"exit 3, reap 1, 2 not reaped yet","values":\{"exit":3,"reap":1,"not_reaped":2\}\}'
+finish "pairs' sixth field: check counts the exits not reaped, exactly"
+# shellcheck disable=SC2016 # a sed address
+sed -i '$s/\t2$/\t1/' "$tmp/pending/raw"
+run -d "$tmp/pending" check
+want_rc 1
+want_grep out '^WARN exit = reap: exit 3, reap 1, 1 not reaped yet$'
+finish "pairs' sixth field: one exit too many warns, where the bound would not"
+# shellcheck disable=SC2016 # a sed address
+sed -i '$s/\t1$//' "$tmp/pending/raw"
+run -d "$tmp/pending" check
+want_rc 0
+want_grep out '^OK   exit = reap: exit 3, reap 1, up to 2 not reaped yet$'
+finish "pairs without the sixth field: the entries in use are the bound"
 
 printf 'kvmchurn-raw 1\nunit\tus\0\n' >"$tmp/bad/raw"
 (cd "$tmp" && "$client" -d bad show) >"$tmp/out" 2>"$tmp/err"

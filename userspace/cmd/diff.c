@@ -59,7 +59,7 @@ static struct side side_of(const struct diff *d, int i, unsigned int m)
 
 	return (struct side){
 		.count = h->count, .avg = kc_hist_avg(h) * f,
-		.p50 = kc_hist_pct(h, 500) * f, .p99 = kc_hist_pct(h, 990) * f,
+		.p50 = kc_hist_pct(h, KC_PCT_P50) * f, .p99 = kc_hist_pct(h, KC_PCT_P99) * f,
 	};
 }
 

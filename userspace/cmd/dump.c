@@ -33,7 +33,7 @@ static void print_text(const struct kc_snap *s)
 		if (h->count) {
 			printf("\t%llu", kc_hist_avg(h));
 			for (unsigned int i = 0; i < KC_NR_PCTS; i++)
-				printf("\t%llu", kc_hist_pct(h, kc_pct_permille[i]));
+				printf("\t%llu", kc_hist_pct(h, i));
 			printf("\t%llu", h->max);
 		} else {
 			printf("\t-\t-\t-\t-\t-");

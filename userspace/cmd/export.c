@@ -87,14 +87,14 @@ static void probe_family(FILE *f, const struct kc_snap *s, const char *name,
 {
 	kc_prom_family(f, name, type, help);
 	for (size_t i = 0; i < s->nprobes; i++) {
-		const struct kc_probe *p = &s->probes[i];
+		const struct kc_probe_status *p = &s->probes[i];
 
 		fprintf(f, "%s{", name);
 		kc_prom_label(f, "metric", p->metric, true);
 		kc_prom_label(f, "kind", p->kind, false);
 		kc_prom_label(f, "symbol", p->symbol, false);
 		fprintf(f, "} %llu\n", what == 0 ? p->hits : what == 1 ? p->missed :
-				       (__u64)!strcmp(p->state, "attached"));
+				       (__u64)kc_probe_attached(p));
 	}
 }
 

@@ -11,7 +11,8 @@ const char filter_usage[] =
 	"Without NAME, prints the names of the processes traced, space separated.\n"
 	"With NAMEs, writes them to the module's filter file: from then on, a process\n"
 	"counts when the name (comm) of its thread-group leader is one of them, so a\n"
-	"VMM's own threads count as the VMM. Up to 8 names of 1 to 15 characters\n"
+	"VMM's own threads count as the VMM. Up to " KC_STR(KC_FILTER_MAX_NAMES)
+	" names of 1 to " KC_STR(KC_NAME_MAX) " characters\n"
 	"(a comm's length), without spaces or commas; '*' alone traces every process.\n"
 	"\n"
 	"Options:\n"
@@ -20,9 +21,6 @@ const char filter_usage[] =
 	"\n"
 	"Exit status: 0; 2 when the module's files cannot be read or the module\n"
 	"refuses the names; 64 for names it would refuse.\n";
-
-#define MAX_NAMES 8		/* KC_FILTER_MAX_NAMES of the module */
-#define MAX_NAME 15		/* TASK_COMM_LEN - 1 */
 
 static int status(const struct kc_snap *s)
 {
@@ -63,20 +61,20 @@ static const struct kc_view view = { print_text, print_json, status };
 /* What the module would refuse, refused here with the reason. */
 static int check_names(int argc, char *argv[], int first)
 {
-	if (argc - first > MAX_NAMES)
+	if (argc - first > KC_FILTER_MAX_NAMES)
 		return kc_usage_error("filter", "%d names: the module takes at most %d",
-				      argc - first, MAX_NAMES);
+				      argc - first, KC_FILTER_MAX_NAMES);
 	for (int i = first; i < argc; i++) {
 		const char *name = argv[i];
 		size_t len = strlen(name);
 
-		if (!len || len > MAX_NAME)
+		if (!len || len > KC_NAME_MAX)
 			return kc_usage_error("filter", "invalid name '%s': a process name has 1 to %d characters",
-					      name, MAX_NAME);
-		if (name[strcspn(name, " ,\t\n")])
+					      name, KC_NAME_MAX);
+		if (name[strcspn(name, KC_FILTER_SEPS)])
 			return kc_usage_error("filter", "invalid name '%s': the module splits names at spaces and commas",
 					      name);
-		if (!strcmp(name, "*") && argc - first > 1)
+		if (!strcmp(name, KC_FILTER_ALL) && argc - first > 1)
 			return kc_usage_error("filter", "'*' traces every process: it cannot go with other names");
 	}
 	return -1;
@@ -84,7 +82,7 @@ static int check_names(int argc, char *argv[], int first)
 
 int cmd_filter(int argc, char *argv[], const struct kc_global *g)
 {
-	char value[MAX_NAMES * (MAX_NAME + 1) + 2] = "";
+	char value[KC_FILTER_MAX_NAMES * (KC_NAME_MAX + 1) + 2] = "";
 	bool json = false;
 	int rc, first;
 

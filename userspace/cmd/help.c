@@ -40,6 +40,9 @@ int cmd_help(int argc, char *argv[], const struct kc_global *g)
 	cmd = kc_find_command(argv[p.index]);
 	if (!cmd)
 		return kc_usage_error("help", "unknown command '%s'", argv[p.index]);
-	fputs(cmd->usage, stdout);
+	if (cmd->print_usage)
+		cmd->print_usage(stdout);
+	else
+		fputs(cmd->usage, stdout);
 	return KC_EXIT_OK;
 }

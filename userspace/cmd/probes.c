@@ -40,8 +40,8 @@ static void print_text(const struct kc_snap *s)
 	printf("%-21s %-10s %-*s %-18s %12s %8s\n", "metric", "kind", width,
 	       "symbol", "state", "hits", "missed");
 	for (size_t i = 0; i < s->nprobes; i++) {
-		const struct kc_probe *p = &s->probes[i];
-		bool attached = !strcmp(p->state, "attached");
+		const struct kc_probe_status *p = &s->probes[i];
+		bool attached = kc_probe_attached(p);
 
 		printf("%-21s %-10s %-*s %s%-18s%s %12llu %s%8llu%s\n", p->metric,
 		       p->kind, width, p->symbol, attached ? "" : kc_style(KC_WARN),
@@ -62,7 +62,7 @@ static void print_json(const struct kc_snap *s)
 	kc_json_object(&j, NULL);
 	kc_json_array(&j, "probes");
 	for (size_t i = 0; i < s->nprobes; i++) {
-		const struct kc_probe *p = &s->probes[i];
+		const struct kc_probe_status *p = &s->probes[i];
 
 		kc_json_object(&j, NULL);
 		kc_json_str(&j, "metric", p->metric);

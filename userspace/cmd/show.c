@@ -10,7 +10,7 @@
 
 #include "driver.h"
 
-const char show_usage[] =
+static const char usage_head[] =
 	"Usage: kvmchurn show [OPTIONS] [METRIC...]\n"
 	"\n"
 	"Prints histograms in the text that bpftrace prints when the seed script\n"
@@ -20,11 +20,9 @@ const char show_usage[] =
 	"without data says so, and why when a probe is not attached. With METRICs, only\n"
 	"those, in the order given, without titles: `kvmchurn show exit_mmap` is the\n"
 	"module's hist/exit_mmap.\n"
-	"\n"
-	"Metrics: kvm_create_vm, irqbypass_register; signal_to_exit, exit_to_reap,\n"
-	"exit_files, exit_mmap, kvm_vm_release, kvm_destroy_vm, kvm_destroy_vcpus,\n"
-	"stage2_destroy, kvm_mmu_teardown, irqbypass_unregister; reclaim_direct,\n"
-	"reclaim_memcg.\n"
+	"\n";
+
+static const char usage_tail[] =
 	"\n"
 	"Options:\n"
 	"  --fine        the four sub-buckets of each power of two, labelled as\n"
@@ -37,24 +35,58 @@ const char show_usage[] =
 	"  --json        one JSON object: unit, fine, metrics (name, map, group,\n"
 	"                count, note, buckets of min, max, label, count) and counters\n"
 	"                (name, map, value)\n"
+	"  --list        the metric table, without reading the module: one line a\n"
+	"                metric, tab-separated: name, group, unit, the seed's map,\n"
+	"                what starts and ends it, and its probes (kind:symbol@home,\n"
+	"                space separated; candidate symbols joined by '|')\n"
 	"  -h, --help    print this help\n"
 	"\n"
 	"Exit status: 0, or 2 when the module's raw file cannot be read (see\n"
 	"'kvmchurn --help').\n";
 
-enum { OPT_FINE = 1, OPT_UNIT, OPT_BPFTRACE, OPT_JSON, OPT_HELP };
+/* The usage, with the metrics listed from the table, wrapped at 80 columns. */
+void show_print_usage(FILE *f)
+{
+	size_t col = strlen("Metrics:");
+
+	fputs(usage_head, f);
+	fputs("Metrics:", f);
+	for (unsigned int m = 0; m < KC_NR_METRICS; m++) {
+		const struct kc_metric_desc *d = kc_metric_desc(m);
+		bool last = m + 1 == KC_NR_METRICS;
+		char word[64];
+
+		/* ", " between the metrics of a group, "; " between groups */
+		snprintf(word, sizeof(word), "%s%s", d->name,
+			 last ? "." : d->group != kc_metric_desc(m + 1)->group ? ";" : ",");
+		if (col + 1 + strlen(word) >= 80) {
+			fputc('\n', f);
+			col = 0;
+		} else {
+			fputc(' ', f);
+			col++;
+		}
+		fputs(word, f);
+		col += strlen(word);
+	}
+	fputc('\n', f);
+	fputs(usage_tail, f);
+}
+
+enum { OPT_FINE = 1, OPT_UNIT, OPT_BPFTRACE, OPT_JSON, OPT_LIST, OPT_HELP };
 
 static const struct kc_opt options[] = {
 	{ OPT_FINE, 0, "fine", false },
 	{ OPT_UNIT, 0, "unit", true },
 	{ OPT_BPFTRACE, 0, "bpftrace", false },
 	{ OPT_JSON, 0, "json", false },
+	{ OPT_LIST, 0, "list", false },
 	{ OPT_HELP, 'h', "help", false },
 	{ 0, 0, NULL, false },
 };
 
 struct show {
-	bool fine, bpftrace, json;
+	bool fine, bpftrace, json, list;
 	const char *unit;		/* as printed: the map prefix */
 	__u64 unit_ns;			/* 0: the snapshot's */
 	int metrics[KC_NR_METRICS * 4];
@@ -161,14 +193,25 @@ static void render_fine(const __u64 *slots)
 	}
 }
 
+/* "@us_exit_mmap", "@n_irqbypass[register]": the seed's name of a map element. */
+static void map_label(char *buf, size_t len, const char *prefix, const char *seed)
+{
+	struct kc_map map;
+
+	kc_map_init(&map, prefix, seed, false, 0);
+	kc_map_label(buf, len, &map);
+}
+
 static void print_metric(const struct show *sh, unsigned int m)
 {
 	const char *note = kc_snap_note(&sh->snap, m);
+	char label[64];
 	bool empty = true;
 
 	for (unsigned int s = 0; s < KC_NR_SLOTS && empty; s++)
 		empty = !sh->slots[m][s];
-	printf("@%s_%s: ", sh->unit, kc_metric_seed(m));
+	map_label(label, sizeof(label), sh->unit, kc_metric_seed(m));
+	printf("%s: ", label);
 	if (empty) {
 		printf("%s(no data%s%s)%s\n\n", kc_style(KC_DIM), *note ? ": " : "",
 		       note, kc_style(KC_OFF));
@@ -184,6 +227,8 @@ static void print_metric(const struct show *sh, unsigned int m)
 
 static void print_grouped(const struct show *sh)
 {
+	char label[64];
+
 	for (unsigned int g = 0; g < KC_NR_GROUPS; g++) {
 		printf("%s=== %s ===%s\n\n", kc_style(KC_BOLD), kc_group_title(g),
 		       kc_style(KC_OFF));
@@ -192,72 +237,35 @@ static void print_grouped(const struct show *sh)
 				print_metric(sh, m);
 	}
 	printf("%s=== counters ===%s\n\n", kc_style(KC_BOLD), kc_style(KC_OFF));
-	for (unsigned int c = 0; c < KC_NR_COUNTERS; c++)
-		printf("@n_%s: %llu\n", kc_counter_seed(c), sh->snap.counter[c]);
+	for (unsigned int c = 0; c < KC_NR_COUNTERS; c++) {
+		map_label(label, sizeof(label), "n", kc_counter_seed(c));
+		printf("%s: %llu\n", label, sh->snap.counter[c]);
+	}
 }
 
-/* One map element of bpftrace's text: a histogram or a counter. */
-struct map {
-	char name[40];		/* "@us_irqbypass" */
-	char key[24];		/* "register", or "" */
-	int metric, counter;	/* one of them is -1 */
-	__u64 total;
-};
-
-static void map_init(struct map *e, const char *prefix, const char *seed)
-{
-	const char *bracket = strchr(seed, '[');
-	int len = bracket ? (int)(bracket - seed) : (int)strlen(seed);
-
-	snprintf(e->name, sizeof(e->name), "@%s_%.*s", prefix, len, seed);
-	snprintf(e->key, sizeof(e->key), "%.*s",
-		 bracket ? (int)strlen(bracket) - 2 : 0, bracket ? bracket + 1 : "");
-}
-
-/* bpftrace: maps by name; the keys of a map by their total, smallest first. */
-static int map_cmp(const void *a, const void *b)
-{
-	const struct map *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	if (c)
-		return c;
-	if (x->total != y->total)
-		return x->total < y->total ? -1 : 1;
-	return strcmp(x->key, y->key);
-}
-
+/* The module's `all`: the maps in bpftrace's order (kvmchurn_rules.h). */
 static void print_bpftrace(const struct show *sh)
 {
-	struct map maps[KC_NR_METRICS + KC_NR_COUNTERS];
-	unsigned int n = 0, i;
+	struct kc_map maps[KC_NR_MAPS];
+	char label[64];
 
-	for (i = 0; i < KC_NR_METRICS; i++) {
-		map_init(&maps[n], sh->unit, kc_metric_seed(i));
-		maps[n].metric = (int)i;
-		maps[n].counter = -1;
+	kc_maps_init(maps, sh->unit);
+	for (unsigned int i = 0; i < KC_NR_MAPS; i++)
 		/* As the module: by the count, which a live read may see ahead of the slots. */
-		maps[n].total = sh->snap.hist[i].count;
-		n++;
-	}
-	for (i = 0; i < KC_NR_COUNTERS; i++) {
-		map_init(&maps[n], "n", kc_counter_seed(i));
-		maps[n].metric = -1;
-		maps[n].counter = (int)i;
-		maps[n].total = sh->snap.counter[i];
-		n++;
-	}
-	qsort(maps, n, sizeof(maps[0]), map_cmp);
-	for (i = 0; i < n; i++) {
-		const struct map *e = &maps[i];
+		maps[i].total = maps[i].is_hist ? sh->snap.hist[maps[i].index].count :
+			       sh->snap.counter[maps[i].index];
+	kc_maps_sort(maps, KC_NR_MAPS);
+	for (unsigned int i = 0; i < KC_NR_MAPS; i++) {
+		const struct kc_map *e = &maps[i];
 
 		if (!e->total)
 			continue;
-		if (e->metric < 0)
-			printf("%s%s%s%s: %llu\n", e->name, *e->key ? "[" : "",
-			       e->key, *e->key ? "]" : "", e->total);
-		else
-			print_metric(sh, (unsigned int)e->metric);
+		if (e->is_hist) {
+			print_metric(sh, e->index);
+			continue;
+		}
+		kc_map_label(label, sizeof(label), e);
+		printf("%s: %llu\n", label, e->total);
 	}
 }
 
@@ -320,11 +328,11 @@ static void print_json(const struct show *sh)
 
 		for (unsigned int s = 0; s < KC_NR_SLOTS; s++)
 			count += sh->slots[m][s];
-		snprintf(map, sizeof(map), "@%s_%s", sh->unit, kc_metric_seed(m));
+		map_label(map, sizeof(map), sh->unit, kc_metric_seed(m));
 		kc_json_object(&js, NULL);
 		kc_json_str(&js, "name", kc_metric_name(m));
 		kc_json_str(&js, "map", map);
-		kc_json_str(&js, "group", kc_group_id(kc_metric_desc(m)->group));
+		kc_json_str(&js, "group", kc_group_name(kc_metric_desc(m)->group));
 		kc_json_uint(&js, "count", count);
 		kc_json_str(&js, "note", kc_snap_note(&sh->snap, m));
 		kc_json_array(&js, "buckets");
@@ -335,7 +343,7 @@ static void print_json(const struct show *sh)
 	kc_json_end(&js);
 	kc_json_array(&js, "counters");
 	for (unsigned int c = 0; c < KC_NR_COUNTERS; c++) {
-		snprintf(map, sizeof(map), "@n_%s", kc_counter_seed(c));
+		map_label(map, sizeof(map), "n", kc_counter_seed(c));
 		kc_json_object(&js, NULL);
 		kc_json_str(&js, "name", kc_counter_name(c));
 		kc_json_str(&js, "map", map);
@@ -345,6 +353,40 @@ static void print_json(const struct show *sh)
 	kc_json_end(&js);
 	kc_json_end(&js);
 	putchar('\n');
+}
+
+/* Metric @m's probes: "kretprobe:kvm_dev_ioctl@kvm", candidates joined by '|'. */
+static void print_probes_of(unsigned int m)
+{
+	const char *sep = "";
+
+	for (unsigned int p = 0; p < KC_NR_PROBES; p++) {
+		const struct kc_probe_desc *d = kc_probe_desc(p);
+
+		if (d->metric != m)
+			continue;
+		printf("%s%s:", sep, d->kind);
+		for (unsigned int c = 0; d->symbols[c]; c++)
+			printf("%s%s", c ? "|" : "", d->symbols[c]);
+		printf("@%s", kc_home_name(d->home));
+		sep = " ";
+	}
+}
+
+/* The metric table as the client was built with it (kvmchurn_abi.h). */
+static void print_list(void)
+{
+	char map[64];
+
+	for (unsigned int m = 0; m < KC_NR_METRICS; m++) {
+		const struct kc_metric_desc *d = kc_metric_desc(m);
+
+		map_label(map, sizeof(map), "us", d->seed);
+		printf("%s\t%s\t%s\t%s\t%s\t", d->name, kc_group_name(d->group),
+		       kc_metric_unit_name(d->unit), map, d->span);
+		print_probes_of(m);
+		putchar('\n');
+	}
 }
 
 static int parse_args(int argc, char *argv[], struct show *sh)
@@ -371,13 +413,18 @@ static int parse_args(int argc, char *argv[], struct show *sh)
 		case OPT_JSON:
 			sh->json = true;
 			break;
+		case OPT_LIST:
+			sh->list = true;
+			break;
 		case OPT_HELP:
-			fputs(show_usage, stdout);
+			show_print_usage(stdout);
 			return KC_EXIT_OK;
 		default:
 			return KC_EXIT_USAGE;
 		}
 	}
+	if (sh->list && (sh->fine || sh->bpftrace || sh->json || sh->unit_ns || p.index < argc))
+		return kc_usage_error("show", "--list prints the metric table: it takes no METRIC and no other option");
 	if (sh->fine && sh->bpftrace)
 		return kc_usage_error("show", "--fine and --bpftrace cannot be used together: bpftrace's hist() has no sub-buckets");
 	if (sh->bpftrace && (sh->json || p.index < argc))
@@ -406,6 +453,11 @@ int cmd_show(int argc, char *argv[], const struct kc_global *g)
 	rc = parse_args(argc, argv, sh);
 	if (rc >= 0)
 		goto out;
+	if (sh->list) {
+		print_list();
+		rc = KC_EXIT_OK;
+		goto out;
+	}
 	rc = kc_read_module("show", g, &sh->snap, NULL, NULL);
 	if (rc)
 		goto out;

@@ -32,24 +32,19 @@ const char summary_usage[] =
 
 static void print_text(const struct kc_snap *s)
 {
-	printf("%-21s %9s %11s %11s %11s %11s %11s %8s  %s\n", "metric", "count",
-	       "avg", "p50", "p90", "p99", "max", "nmissed", "unit");
+	char cells[KC_SUMMARY_LEN];
+
+	kc_summary_head(cells, sizeof(cells));
+	printf("%s\n", cells);
 	for (unsigned int m = 0; m < KC_NR_METRICS; m++) {
 		const struct kc_hist *h = &s->hist[m];
 		const char *note = kc_snap_note(s, m);
-		__u64 missed = kc_snap_missed(s, m);
+		__u64 missed = kc_snap_missed(s, (int)m);
 
-		printf("%-21s %9llu", kc_metric_name(m), h->count);
-		if (h->count) {
-			printf(" %11llu", kc_hist_avg(h));
-			for (unsigned int i = 0; i < KC_NR_PCTS; i++)
-				printf(" %11llu", kc_hist_pct(h, kc_pct_permille[i]));
-			printf(" %11llu", h->max);
-		} else {
-			printf(" %11s %11s %11s %11s %11s", "-", "-", "-", "-", "-");
-		}
-		printf(" %s%8llu%s  %s", missed ? kc_style(KC_BAD) : "", missed,
-		       missed ? kc_style(KC_OFF) : "", s->unit);
+		kc_summary_cells(cells, sizeof(cells), kc_metric_name(m), h->count, h->sum,
+				 h->max, h->slots);
+		printf("%s %s%*llu%s  %s", cells, missed ? kc_style(KC_BAD) : "",
+		       KC_SUMMARY_MISSED, missed, missed ? kc_style(KC_OFF) : "", s->unit);
 		if (*note)
 			printf("  %s%s%s", kc_style(KC_WARN), note, kc_style(KC_OFF));
 		putchar('\n');

@@ -96,7 +96,7 @@ static void print_text(const struct kc_snap *d, const struct interval *iv)
 		printf("%-21s %9llu %11.1f", kc_metric_name(m), h->count,
 		       (double)h->count / iv->seconds);
 		if (h->count)
-			printf(" %11llu %11llu", kc_hist_pct(h, 500), kc_hist_pct(h, 990));
+			printf(" %11llu %11llu", kc_hist_pct(h, KC_PCT_P50), kc_hist_pct(h, KC_PCT_P99));
 		else
 			printf(" %11s %11s", "-", "-");
 		printf("  %s\n", d->unit);
@@ -122,8 +122,8 @@ static void print_json(const struct kc_snap *d, const struct interval *iv)
 		kc_json_str(&j, "name", kc_metric_name(m));
 		kc_json_uint(&j, "count", h->count);
 		kc_json_double(&j, "rate_per_s", "%.3f", (double)h->count / iv->seconds);
-		kc_json_uint_or_null(&j, "p50", kc_hist_pct(h, 500), h->count);
-		kc_json_uint_or_null(&j, "p99", kc_hist_pct(h, 990), h->count);
+		kc_json_uint_or_null(&j, kc_pct_name(KC_PCT_P50), kc_hist_pct(h, KC_PCT_P50), h->count);
+		kc_json_uint_or_null(&j, kc_pct_name(KC_PCT_P99), kc_hist_pct(h, KC_PCT_P99), h->count);
 		kc_json_end(&j);
 	}
 	kc_json_end(&j);

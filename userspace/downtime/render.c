@@ -84,7 +84,7 @@ static void print_table(const char *title, const struct aggs *s)
 
 		printf("%-*s %9llu %11llu", w, s->v[i].name, h->count, kc_hist_avg(h));
 		for (size_t j = 0; j < KC_NR_PCTS; j++)
-			printf(" %11llu", kc_hist_pct(h, kc_pct_permille[j]));
+			printf(" %11llu", kc_hist_pct(h, j));
 		printf(" %11llu  us\n", h->max);
 	}
 }
@@ -209,7 +209,7 @@ static void json_aggs(struct kc_json *j, const char *key, const struct aggs *s)
 		kc_json_uint(j, "sum", h->sum);
 		kc_json_uint(j, "avg", kc_hist_avg(h));
 		for (size_t k = 0; k < KC_NR_PCTS; k++)
-			kc_json_uint(j, kc_pct_name[k], kc_hist_pct(h, kc_pct_permille[k]));
+			kc_json_uint(j, kc_pct_name(k), kc_hist_pct(h, k));
 		kc_json_uint(j, "max", h->max);
 		kc_json_end(j);
 	}

@@ -117,7 +117,7 @@ static int record_hist(struct parser *p, char **f, int nf)
 	struct kc_hist *h;
 	int m;
 
-	if (need(p, "hist", nf, 6))
+	if (need(p, KC_RAW_HIST, nf, KC_RAW_HIST_FIELDS))
 		return -1;
 	m = kc_find_metric(f[1]);
 	if (m < 0)
@@ -126,9 +126,9 @@ static int record_hist(struct parser *p, char **f, int nf)
 		return bad(p, "a second hist record of %s", f[1]);
 	p->seen_hist[m] = true;
 	h = &p->s->hist[m];
-	if (number(p, "hist", "count", f[2], &h->count) ||
-	    number(p, "hist", "sum", f[3], &h->sum) ||
-	    number(p, "hist", "max", f[4], &h->max) ||
+	if (number(p, KC_RAW_HIST, "count", f[2], &h->count) ||
+	    number(p, KC_RAW_HIST, "sum", f[3], &h->sum) ||
+	    number(p, KC_RAW_HIST, "max", f[4], &h->max) ||
 	    parse_slots(p, f[1], f[5], h))
 		return -1;
 	h->present = true;
@@ -139,7 +139,7 @@ static int record_counter(struct parser *p, char **f, int nf)
 {
 	int c;
 
-	if (need(p, "counter", nf, 3))
+	if (need(p, KC_RAW_COUNTER, nf, KC_RAW_COUNTER_FIELDS))
 		return -1;
 	c = find_counter(f[1]);
 	if (c < 0)
@@ -147,7 +147,7 @@ static int record_counter(struct parser *p, char **f, int nf)
 	if (p->seen_counter[c])
 		return bad(p, "a second counter record of %s", f[1]);
 	p->seen_counter[c] = true;
-	if (number(p, "counter", f[1], f[2], &p->s->counter[c]))
+	if (number(p, KC_RAW_COUNTER, f[1], f[2], &p->s->counter[c]))
 		return -1;
 	return 0;
 }
@@ -167,9 +167,9 @@ static int copy_field(const struct parser *p, const char *tag, const char *what,
 static int record_probe(struct parser *p, char **f, int nf)
 {
 	struct kc_snap *s = p->s;
-	struct kc_probe *pr;
+	struct kc_probe_status *pr;
 
-	if (need(p, "probe", nf, 7))
+	if (need(p, KC_RAW_PROBE, nf, KC_RAW_PROBE_FIELDS))
 		return -1;
 	if (s->nprobes % 16 == 0) {
 		pr = realloc(s->probes, (s->nprobes + 16) * sizeof(*pr));
@@ -179,12 +179,12 @@ static int record_probe(struct parser *p, char **f, int nf)
 	}
 	pr = &s->probes[s->nprobes];
 	memset(pr, 0, sizeof(*pr));
-	if (copy_field(p, "probe", "metric", pr->metric, sizeof(pr->metric), f[1]) ||
-	    copy_field(p, "probe", "kind", pr->kind, sizeof(pr->kind), f[2]) ||
-	    copy_field(p, "probe", "symbol", pr->symbol, sizeof(pr->symbol), f[3]) ||
-	    copy_field(p, "probe", "state", pr->state, sizeof(pr->state), f[4]) ||
-	    number(p, "probe", "hits", f[5], &pr->hits) ||
-	    number(p, "probe", "missed", f[6], &pr->missed))
+	if (copy_field(p, KC_RAW_PROBE, "metric", pr->metric, sizeof(pr->metric), f[1]) ||
+	    copy_field(p, KC_RAW_PROBE, "kind", pr->kind, sizeof(pr->kind), f[2]) ||
+	    copy_field(p, KC_RAW_PROBE, "symbol", pr->symbol, sizeof(pr->symbol), f[3]) ||
+	    copy_field(p, KC_RAW_PROBE, "state", pr->state, sizeof(pr->state), f[4]) ||
+	    number(p, KC_RAW_PROBE, "hits", f[5], &pr->hits) ||
+	    number(p, KC_RAW_PROBE, "missed", f[6], &pr->missed))
 		return -1;
 	pr->m = kc_find_metric(pr->metric);
 	s->nprobes++;
@@ -195,13 +195,19 @@ static int record_pairs(struct parser *p, char **f, int nf)
 {
 	struct kc_snap *s = p->s;
 
-	if (need(p, "pairs", nf, 5))
+	if (need(p, KC_RAW_PAIRS, nf, KC_RAW_PAIRS_FIELDS_V1))
 		return -1;
-	if (number(p, "pairs", "capacity", f[1], &s->pairs_capacity) ||
-	    number(p, "pairs", "in use", f[2], &s->pairs_used) ||
-	    number(p, "pairs", "dropped", f[3], &s->pairs_dropped) ||
-	    number(p, "pairs", "aged out", f[4], &s->pairs_aged))
+	if (number(p, KC_RAW_PAIRS, "capacity", f[1], &s->pairs_capacity) ||
+	    number(p, KC_RAW_PAIRS, "in use", f[2], &s->pairs_used) ||
+	    number(p, KC_RAW_PAIRS, "dropped", f[3], &s->pairs_dropped) ||
+	    number(p, KC_RAW_PAIRS, "aged out", f[4], &s->pairs_aged))
 		return -1;
+	/* Modules before the field was added end the record at aged out. */
+	if (nf >= KC_RAW_PAIRS_FIELDS) {
+		if (number(p, KC_RAW_PAIRS, "not reaped", f[5], &s->pairs_not_reaped))
+			return -1;
+		s->has_not_reaped = true;
+	}
 	s->has_pairs = true;
 	return 0;
 }
@@ -224,8 +230,8 @@ static int record(struct parser *p, char *line)
 			break;
 		*t = '\0';
 	}
-	if (!strcmp(f[0], "unit")) {
-		if (need(p, "unit", nf, 2))
+	if (!strcmp(f[0], KC_RAW_UNIT)) {
+		if (need(p, KC_RAW_UNIT, nf, 2))
 			return -1;
 		if (strcmp(f[1], "us") && strcmp(f[1], "ns"))
 			return bad(p, "unit record: unknown unit '%s' (this client knows us and ns)",
@@ -233,34 +239,34 @@ static int record(struct parser *p, char *line)
 		strcpy(s->unit, f[1]);
 		s->unit_ns = kc_unit_ns(f[1]);
 		p->seen_unit = true;
-	} else if (!strcmp(f[0], "enabled")) {
-		if (need(p, "enabled", nf, 2))
+	} else if (!strcmp(f[0], KC_RAW_ENABLED)) {
+		if (need(p, KC_RAW_ENABLED, nf, 2))
 			return -1;
 		if (strcmp(f[1], "0") && strcmp(f[1], "1"))
 			return bad(p, "enabled record: '%s' is not 0 or 1", f[1]);
 		s->enabled = f[1][0] - '0';
-	} else if (!strcmp(f[0], "filter")) {
-		if (need(p, "filter", nf, 2))
+	} else if (!strcmp(f[0], KC_RAW_FILTER)) {
+		if (need(p, KC_RAW_FILTER, nf, 2))
 			return -1;
 		if (strlen(f[1]) >= sizeof(s->filter))
 			return bad(p, "filter record: longer than %zu characters",
 				   sizeof(s->filter) - 1);
 		strcpy(s->filter, f[1]);
 		s->has_filter = true;
-	} else if (!strcmp(f[0], "slots")) {
-		if (need(p, "slots", nf, 2) || number(p, "slots", "count", f[1], &v))
+	} else if (!strcmp(f[0], KC_RAW_SLOTS)) {
+		if (need(p, KC_RAW_SLOTS, nf, 2) || number(p, KC_RAW_SLOTS, "count", f[1], &v))
 			return -1;
 		if (v != KC_NR_SLOTS)
 			return bad(p, "histograms of %llu slots: this client knows only %d",
 				   v, KC_NR_SLOTS);
 		p->seen_slots = true;
-	} else if (!strcmp(f[0], "hist")) {
+	} else if (!strcmp(f[0], KC_RAW_HIST)) {
 		return record_hist(p, f, nf);
-	} else if (!strcmp(f[0], "counter")) {
+	} else if (!strcmp(f[0], KC_RAW_COUNTER)) {
 		return record_counter(p, f, nf);
-	} else if (!strcmp(f[0], "probe")) {
+	} else if (!strcmp(f[0], KC_RAW_PROBE)) {
 		return record_probe(p, f, nf);
-	} else if (!strcmp(f[0], "pairs")) {
+	} else if (!strcmp(f[0], KC_RAW_PAIRS)) {
 		return record_pairs(p, f, nf);
 	}
 	/* Any other tag is a record of a newer module: skipped. */
@@ -322,7 +328,7 @@ int kc_snap_parse(const char *cmd, const char *name, const char *text,
 	}
 	free(buf);
 	if (!rc && (!p.seen_unit || !p.seen_slots)) {
-		kc_err(cmd, "%s: no %s record: the file is incomplete", name, p.seen_unit ? "slots" : "unit");
+		kc_err(cmd, "%s: no %s record: the file is incomplete", name, p.seen_unit ? KC_RAW_SLOTS : KC_RAW_UNIT);
 		rc = -1;
 	}
 	if (rc)
@@ -341,43 +347,22 @@ const char *kc_snap_note(const struct kc_snap *s, unsigned int m)
 {
 	if (!s->hist[m].present)
 		return "not reported";
-	/* As the module's summary: the first probe of the metric not attached. */
-	for (size_t i = 0; i < s->nprobes; i++)
-		if (s->probes[i].m == (int)m && strcmp(s->probes[i].state, "attached"))
-			return s->probes[i].state;
-	return "";
+	return kc_metric_note(s->probes, s->nprobes, m);
 }
 
-__u64 kc_snap_missed(const struct kc_snap *s, unsigned int m)
+__u64 kc_snap_missed(const struct kc_snap *s, int m)
 {
-	__u64 n = 0;
-
-	for (size_t i = 0; i < s->nprobes; i++)
-		if (s->probes[i].m == (int)m)
-			n += s->probes[i].missed;
-	return n;
-}
-
-__u64 kc_snap_missed_total(const struct kc_snap *s)
-{
-	__u64 n = 0;
-
-	for (size_t i = 0; i < s->nprobes; i++)
-		n += s->probes[i].missed;
-	return n;
+	return kc_metric_missed(s->probes, s->nprobes, m);
 }
 
 __u64 kc_hist_avg(const struct kc_hist *h)
 {
-	return h->count ? h->sum / h->count : 0;
+	return kc_avg(h->sum, h->count);
 }
 
-const unsigned int kc_pct_permille[KC_NR_PCTS] = { 500, 900, 990 };
-const char *const kc_pct_name[KC_NR_PCTS] = { "p50", "p90", "p99" };
-
-__u64 kc_hist_pct(const struct kc_hist *h, unsigned int permille)
+__u64 kc_hist_pct(const struct kc_hist *h, unsigned int pct)
 {
-	return kc_percentile(h->slots, h->count, permille, h->max);
+	return kc_percentile(h->slots, h->count, kc_pct_permille(pct), h->max);
 }
 
 bool kc_snap_delta(const struct kc_snap *now, const struct kc_snap *before,

@@ -11,23 +11,13 @@
 #include <stddef.h>
 
 #include "client.h"
-#include "kvmchurn_abi.h"
+#include "kvmchurn_rules.h"
 
 /* One histogram as the `hist` record gives it, in the snapshot's unit. */
 struct kc_hist {
 	bool present;			/* the raw file had its record */
 	__u64 count, sum, max;
 	__u64 slots[KC_NR_SLOTS];
-};
-
-/* One `probe` record. */
-struct kc_probe {
-	char metric[32];
-	int m;				/* enum kc_metric, -1 if unknown */
-	char kind[16];
-	char symbol[128];
-	char state[32];			/* "attached", "absent", "error -22"... */
-	__u64 hits, missed;
 };
 
 struct kc_snap {
@@ -38,10 +28,12 @@ struct kc_snap {
 	char filter[256];
 	struct kc_hist hist[KC_NR_METRICS];
 	__u64 counter[KC_NR_COUNTERS];
-	struct kc_probe *probes;
+	struct kc_probe_status *probes;	/* the `probe` records */
 	size_t nprobes;
 	bool has_pairs;
 	__u64 pairs_capacity, pairs_used, pairs_dropped, pairs_aged;
+	bool has_not_reaped;		/* the pairs record's sixth field */
+	__u64 pairs_not_reaped;
 };
 
 /*
@@ -58,20 +50,12 @@ int kc_find_metric(const char *name);
 
 /* What stands between metric @m and its numbers: "" when nothing does. */
 const char *kc_snap_note(const struct kc_snap *s, unsigned int m);
-/* kretprobe misses of metric @m's probes, and of every probe. */
-__u64 kc_snap_missed(const struct kc_snap *s, unsigned int m);
-__u64 kc_snap_missed_total(const struct kc_snap *s);
+/* kretprobe misses of metric @m's probes; of every probe for @m < 0. */
+__u64 kc_snap_missed(const struct kc_snap *s, int m);
 /* Average, rounded down as the module's summary does; 0 when empty. */
 __u64 kc_hist_avg(const struct kc_hist *h);
-/*
- * The percentiles of every summary the client prints (p50, p90, p99), in
- * order; the module's summary file has the same (module/render.c).
- */
-#define KC_NR_PCTS	3
-extern const unsigned int kc_pct_permille[KC_NR_PCTS];
-extern const char *const kc_pct_name[KC_NR_PCTS];
-/* kc_percentile() of @h, @permille 0-1000. */
-__u64 kc_hist_pct(const struct kc_hist *h, unsigned int permille);
+/* Percentile @pct (enum kc_pct, kvmchurn_abi.h's set) of @h. */
+__u64 kc_hist_pct(const struct kc_hist *h, unsigned int pct);
 
 /*
  * Histograms and counters of @now minus those of @before, for interval

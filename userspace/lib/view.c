@@ -1,29 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the views of the module's numbers share: the groups of the seed's
- * reading guide, metric operands, units, colour and JSON numbers.
+ * What the views of the module's numbers share: metric operands, units,
+ * colour and JSON numbers.
  */
 #include <string.h>
 
 #include "view.h"
-
-static const struct {
-	const char *id, *title;
-} groups[KC_NR_GROUPS] = {
-	[KC_G_CREATE] = { "create", "create path: once per VM (load or snapshot restore)" },
-	[KC_G_EXIT] = { "exit", "exit path: after the VMM is signalled" },
-	[KC_G_RECLAIM] = { "reclaim", "reclaim: stalls on either path" },
-};
-
-const char *kc_group_id(unsigned int group)
-{
-	return group < KC_NR_GROUPS ? groups[group].id : "?";
-}
-
-const char *kc_group_title(unsigned int group)
-{
-	return group < KC_NR_GROUPS ? groups[group].title : "?";
-}
 
 int kc_metric_arg(const char *cmd, const char *name)
 {
@@ -53,7 +35,7 @@ const char *kc_snap_state(const struct kc_snap *s, unsigned int m)
 {
 	const char *note = kc_snap_note(s, m);
 
-	return *note ? note : "attached";
+	return *note ? note : kc_probe_state_name(KC_PROBE_ATTACHED);
 }
 
 void kc_json_metrics(struct kc_json *j, const struct kc_snap *s)
@@ -69,7 +51,7 @@ void kc_json_metrics(struct kc_json *j, const struct kc_snap *s)
 		kc_json_uint(j, "sum", h->sum);
 		kc_json_uint_or_null(j, "avg", kc_hist_avg(h), h->count);
 		for (unsigned int i = 0; i < KC_NR_PCTS; i++)
-			kc_json_uint_or_null(j, kc_pct_name[i], kc_hist_pct(h, kc_pct_permille[i]),
+			kc_json_uint_or_null(j, kc_pct_name(i), kc_hist_pct(h, i),
 					     h->count);
 		kc_json_uint_or_null(j, "max", h->max, h->count);
 		kc_json_uint(j, "nmissed", kc_snap_missed(s, m));

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the views of the module's numbers share (view.c): the groups of the
- * seed's reading guide, metric operands, units, colour and JSON numbers.
+ * What the views of the module's numbers share (view.c): metric operands,
+ * units, colour and JSON numbers.
  */
 #ifndef KVMCHURN_VIEW_H
 #define KVMCHURN_VIEW_H
@@ -9,8 +9,6 @@
 #include "json.h"
 #include "snap.h"
 
-const char *kc_group_id(unsigned int group);	/* "create", "exit", "reclaim" */
-const char *kc_group_title(unsigned int group);
 /* The metric named @name, or -1 after a usage error of @cmd. */
 int kc_metric_arg(const char *cmd, const char *name);
 

@@ -112,6 +112,8 @@ one_mode() {
 	no_misses "$label: kretprobe misses"
 	is "$label: pairing drops" "$(rec pairs 4)" 0
 	is "$label: pairing entries aged out" "$(rec pairs 5)" 0
+	is "$label: exits not reaped (raw's pairs)" "$(rec pairs 6)" 0
+	is "$label: kvmchurn check is the module's checks" "$(kvmchurn check)" "$(cat "$D/checks")"
 	warn=$(grep -v -e '^OK ' -e '^INFO ' "$D/checks")
 	if [ -z "$warn" ]; then ok "$label: checks has no WARN"; else not_ok "$label: checks: $warn"; fi
 	grep '^INFO ' "$D/checks" | sed "s/^/# $label: /"
@@ -137,9 +139,11 @@ done
 for f in filter enable; do is "mode of $f" "$(stat -c %a "$D/$f")" 600; done
 is "mode of reset" "$(stat -c %a "$D/reset")" 200
 is "raw version" "$(head -n 1 "$D/raw")" "kvmchurn-raw 1"
-for m in kvm_create_vm irqbypass_register signal_to_exit exit_to_reap exit_files \
-	exit_mmap kvm_vm_release kvm_destroy_vm kvm_destroy_vcpus stage2_destroy \
-	kvm_mmu_teardown irqbypass_unregister reclaim_direct reclaim_memcg; do
+# the metric table, as the client was built with it, is the module's
+metrics=$(kvmchurn show --list | cut -f1 | tr '\n' ' ')
+is "kvmchurn show --list is the module's metrics, in order" "$metrics" \
+	"$(awk -F '\t' '$1 == "hist" { printf "%s ", $2 }' "$D/raw")"
+for m in $metrics; do
 	st=$(state $m)
 	if [ "$(per_vm $m)" = 1 ]; then
 		is "probe $m" "$st" attached

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The metric table (module/kvmchurn_abi.h), walked as the client prints it
+# (`kvmchurn show --list`): every row in every view of the client, read from a
+# real capture; every row in the documents that list the metrics; each metric
+# name written in one source file only. tests/kunit/render_test.c walks the
+# same table through the module's own files.
+#
+#   KVMCHURN_CLIENT   the client (default: userspace/kvmchurn of this tree)
+#
+# One TAP line a test (tests/lib/tap.sh), then "table: N passed, N failed".
+
+set -u
+export LC_ALL=C
+top=$(cd "$(dirname "$0")/../.." && pwd)
+client=${KVMCHURN_CLIENT:-$top/userspace/kvmchurn}
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+here=$top/tests/unit
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+
+[[ -x $client ]] || { echo "table.sh: $client not found: run make client" >&2; exit 2; }
+
+capture=$top/tests/fixtures/x86_64-6.12-kill
+"$client" show --list >"$tmp/list" 2>"$tmp/err"
+rc=$?
+want_rc 0
+want_same err empty
+# name, group, unit, map, span, probes: six fields, none empty
+want_eq "rows of six fields" "" "$(awk -F '\t' 'NF != 6 || $1 == "" || $5 == "" || $6 == ""' "$tmp/list")"
+# the module that made the capture had the same table: a hist record a row
+want_eq "rows" "$(cut -f2 < <(grep '^hist	' "$capture/raw") | tr '\n' ' ')" "$(cut -f1 "$tmp/list" | tr '\n' ' ')"
+finish "show --list: the table, one row a metric, as the capture's module had it"
+
+mapfile -t names < <(cut -f1 "$tmp/list")
+mapfile -t groups < <(cut -f2 "$tmp/list")
+mapfile -t maps < <(cut -f4 "$tmp/list")
+mapfile -t probes < <(cut -f6 "$tmp/list")
+
+# view NAME ARGS...: `kvmchurn -d CAPTURE ARGS` into $tmp/NAME
+view() {
+	local name=$1
+
+	shift
+	"$client" -d "$capture" "$@" >"$tmp/$name" 2>"$tmp/err.$name" ||
+		problems+=("kvmchurn $*: exit status $?")
+}
+view show show
+view show-json show --json
+view summary summary
+view summary-json summary --json
+view dump dump
+view dump-json dump --json
+view export export
+view probes probes
+view probes-json probes --json
+view watch watch -i 0.1 -c 1
+finish "every view runs on $(basename "$capture")"
+
+for i in "${!names[@]}"; do
+	m=${names[i]} map=${maps[i]}
+	has_line "$tmp/show" "^${map//[][]/\\&}: " || problems+=("show: no $map")
+	grep -qF "\"name\":\"$m\",\"map\":\"$map\",\"group\":\"${groups[i]}\"" "$tmp/show-json" ||
+		problems+=("show --json: no $m in group ${groups[i]}")
+	has_line "$tmp/summary" "^$m " || problems+=("summary: no $m")
+	grep -qF "\"name\":\"$m\"" "$tmp/summary-json" || problems+=("summary --json: no $m")
+	has_line "$tmp/dump" "^metric	$m	" || problems+=("dump: no $m")
+	grep -qF "\"name\":\"$m\"" "$tmp/dump-json" || problems+=("dump --json: no $m")
+	grep -qF "metric=\"$m\"" "$tmp/export" || problems+=("export: no $m")
+	for p in ${probes[i]}; do	# kind:symbol@home
+		sym=${p#*:} sym=${sym%@*} sym=${sym%%|*}
+		has_line "$tmp/probes" "^$m +${p%%:*} +$sym" || problems+=("probes: no ${p%%:*} $sym of $m")
+	done
+	grep -qF "\"metric\":\"$m\"" "$tmp/probes-json" || problems+=("probes --json: no $m")
+	has_line "$tmp/watch" "^$m " || problems+=("watch: no $m")
+	"$client" -d "$capture" show "$m" >"$tmp/one" 2>&1 || problems+=("show $m: exit status $?")
+	has_line "$tmp/one" "^${map//[][]/\\&}: " || problems+=("show $m: no $map")
+done
+finish "every row in every view"
+
+# ---- the documents ---------------------------------------------------------
+
+abi=$(awk '/^The metrics, in the seed script.s reading order:/ { on = 1 } on { print } /The counters:/ { exit }' \
+	"$top/Documentation/ABI.rst" | sed 's/The counters:.*//' | grep -o '``[a-z0-9_]*``' | tr -d '`' | tr '\n' ' ')
+want_eq "Documentation/ABI.rst's list" "${names[*]} " "$abi"
+finish "ABI.rst lists the metrics in the table's order"
+
+for i in "${!names[@]}"; do
+	m=${names[i]}
+	grep '^``' "$top/Documentation/kvmchurn.rst" | grep -F "\`\`$m\`\`" | grep -qF "\`\`@us_${maps[i]#@us_}\`\`" ||
+		problems+=("kvmchurn.rst: no section \`\`$m\`\` (\`\`${maps[i]}\`\`)")
+	case ${groups[i]} in
+	create) row='create path' ;;
+	exit) row='exit path' ;;
+	*) row=${groups[i]} ;;
+	esac
+	grep "^| $row |" "$top/README.md" | grep -qE "[ ,]$m[ ,(]" ||
+		problems+=("README.md: $m not in the $row row")
+done
+finish "kvmchurn.rst has a section and README.md a row for each metric"
+
+# ---- each name in one source file ------------------------------------------
+
+for m in "${names[@]}"; do
+	files=$(cd "$top" && grep -lE "(^|[^\\])\"$m\"" module/*.[ch] userspace/*.[ch] userspace/*/*.[ch] \
+		completion/kvmchurn.bash | tr '\n' ' ')
+	want_eq "the files that write \"$m\"" "module/kvmchurn_abi.h " "$files"
+done
+finish "each metric's name is a string in module/kvmchurn_abi.h only"
+
+done_suite table
