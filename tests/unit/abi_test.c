@@ -351,6 +351,90 @@ static void test_names(void)
 	check(!strcmp(kc_counter_name(KC_C_REAP), "reap"), "counter name");
 }
 
+/* The table's own consistency: names unique, every metric probed, every probe named. */
+static void test_table(void)
+{
+	unsigned int m, n, p, probes[KC_NR_METRICS] = { 0 };
+	int dup = 0, bad = 0;
+
+	for (m = 0; m < KC_NR_METRICS; m++)
+		for (n = m + 1; n < KC_NR_METRICS; n++)
+			dup += !strcmp(kc_metric_name(m), kc_metric_name(n));
+	check(!dup, "metric names are unique");
+	for (p = 0; p < KC_NR_PROBES; p++) {
+		const struct kc_probe_desc *d = kc_probe_desc(p);
+
+		if (d->metric >= KC_NR_METRICS || !d->symbols[0] || !*d->symbols[0])
+			bad++;
+		else
+			probes[d->metric]++;
+	}
+	check(!bad, "every probe has a metric and a symbol");
+	for (m = 0, bad = 0; m < KC_NR_METRICS; m++)
+		bad += !probes[m];
+	check(!bad, "every metric has a probe");
+	check(!strcmp(kc_probe_desc(KC_NR_KRETPROBES)->kind, "tracepoint") &&
+	      !strcmp(kc_probe_desc(KC_NR_KRETPROBES - 1)->kind, "kretprobe"),
+	      "the kretprobes come first, then the tracepoints");
+}
+
+/* bpftrace's order: maps by name, the keys of one map by their total. */
+static void test_maps(void)
+{
+	struct kc_map maps[KC_NR_MAPS];
+	char label[64], order[1024] = "";
+
+	kc_maps_init(maps, "us");
+	for (unsigned int i = 0; i < KC_NR_MAPS; i++)
+		maps[i].total = 1;
+	maps[KC_M_IRQBYPASS_REGISTER].total = 9;	/* after unregister's 1 */
+	kc_maps_sort(maps, KC_NR_MAPS);
+	for (unsigned int i = 0; i < KC_NR_MAPS; i++) {
+		kc_map_label(label, sizeof(label), &maps[i]);
+		strcat(order, label);
+		strcat(order, " ");
+	}
+	check(!strcmp(order, "@n_exit @n_irqbypass[register] @n_irqbypass[unregister] @n_reap "
+		      "@n_sigkill @n_sigterm @us_exit_files @us_exit_mmap @us_exit_to_reap "
+		      "@us_irqbypass[unregister] @us_irqbypass[register] @us_kvm_create_vm "
+		      "@us_kvm_destroy_vcpus @us_kvm_destroy_vm @us_kvm_mmu_teardown "
+		      "@us_kvm_vm_release @us_reclaim_direct @us_reclaim_memcg "
+		      "@us_signal_to_exit @us_stage2_destroy "),
+	      "maps in bpftrace's order: %s", order);
+}
+
+/* The END checks at their bounds. */
+static void test_checks(void)
+{
+	struct kc_check_in in = { .exits = 5, .reaps = 3, .pending = 2, .pending_exact = true,
+				  .registers = 0, .unregisters = 8, .vms = 1 };
+	struct kc_check c[KC_NR_CHECKS];
+
+	kc_checks_eval(&in, c);
+	check(c[0].verdict == KC_VERDICT_OK &&
+	      !strcmp(c[0].text, "exit 5, reap 3, 2 not reaped yet"), "reap: %s", c[0].text);
+	check(c[1].verdict == KC_VERDICT_INFO, "no register, some unregister: INFO");
+	check(c[2].verdict == KC_VERDICT_OK, "8 irqfds for 1 VM: OK");
+	check(!kc_checks_warn(c), "nothing warns");
+	in.pending = 1;
+	in.unregisters = 12;
+	in.registers = 12;
+	kc_checks_eval(&in, c);
+	check(c[0].verdict == KC_VERDICT_WARN, "one exit too many: WARN");
+	check(c[1].verdict == KC_VERDICT_OK, "12 = 12: OK");
+	check(c[2].verdict == KC_VERDICT_WARN && !strcmp(c[2].text, "12 for 1 VMs"),
+	      "12 irqfds for 1 VM: WARN (%s)", c[2].text);
+	in.pending_exact = false;
+	in.pending = 2;
+	in.missed = 3;
+	kc_checks_eval(&in, c);
+	check(!strcmp(c[0].text, "exit 5, reap 3, up to 2 not reaped yet") &&
+	      !strcmp(c[0].keys[2], "pairs_in_use"), "a bound: %s", c[0].text);
+	check(c[3].verdict == KC_VERDICT_WARN && !strcmp(c[3].text, "3 (raise maxactive=)"),
+	      "misses: %s", c[3].text);
+	check(kc_checks_warn(c), "something warns");
+}
+
 int main(void)
 {
 	test_slots();
@@ -359,6 +443,9 @@ int main(void)
 	test_percentile();
 	test_percentile_known();
 	test_names();
+	test_table();
+	test_maps();
+	test_checks();
 	printf("1..%d\nabi: %d passed, %d failed\n", passed + failed, passed, failed);
 	return failed ? 1 : 0;
 }
