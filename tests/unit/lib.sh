@@ -15,6 +15,18 @@
 
 problems=()	# what the current test found wrong
 
+# suite_setup: for a suite that needs no more: top (the tree), client
+# (KVMCHURN_CLIENT, default this tree's userspace/kvmchurn, which must have
+# been built) and tmp, a scratch folder removed at exit.
+suite_setup() {
+	top=$(cd "$here/../.." && pwd)
+	client=${KVMCHURN_CLIENT:-$top/userspace/kvmchurn}
+	[[ -x $client ]] || { echo "$(basename "$0"): $client not found: run make client" >&2; return 1; }
+	tmp=$(mktemp -d) || return 1
+	# shellcheck disable=SC2064 # tmp is fixed now
+	trap "rm -rf '$tmp'" EXIT
+}
+
 # picked NAME: is NAME one of the tests asked for (all, without KVMCHURN_TESTS)?
 picked() {
 	local g

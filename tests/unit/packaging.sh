@@ -12,16 +12,11 @@
 
 set -u
 export LC_ALL=C
-top=$(cd "$(dirname "$0")/../.." && pwd)
-client=${KVMCHURN_CLIENT:-$top/userspace/kvmchurn}
-tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT
-here=$top/tests/unit
+here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$here/lib.sh"
+suite_setup || exit 2
 words() { tr -s '[:space:]' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
-
-[[ -x $client ]] || { echo "packaging.sh: $client not found: run make client" >&2; exit 2; }
 
 # the version
 ver=$(make -s --no-print-directory -C "$top" version)

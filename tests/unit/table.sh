@@ -13,15 +13,10 @@
 
 set -u
 export LC_ALL=C
-top=$(cd "$(dirname "$0")/../.." && pwd)
-client=${KVMCHURN_CLIENT:-$top/userspace/kvmchurn}
-tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT
-here=$top/tests/unit
+here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$here/lib.sh"
-
-[[ -x $client ]] || { echo "table.sh: $client not found: run make client" >&2; exit 2; }
+suite_setup || exit 2
 
 capture=$top/tests/fixtures/x86_64-6.12-kill
 "$client" show --list >"$tmp/list" 2>"$tmp/err"
@@ -82,6 +77,7 @@ finish "every row in every view"
 
 # ---- the documents ---------------------------------------------------------
 
+# shellcheck disable=SC2016 # the backquotes are reStructuredText's
 abi=$(awk '/^The metrics, in the seed script.s reading order:/ { on = 1 } on { print } /The counters:/ { exit }' \
 	"$top/Documentation/ABI.rst" | sed 's/The counters:.*//' | grep -o '``[a-z0-9_]*``' | tr -d '`' | tr '\n' ' ')
 want_eq "Documentation/ABI.rst's list" "${names[*]} " "$abi"
@@ -96,7 +92,7 @@ for i in "${!names[@]}"; do
 	exit) row='exit path' ;;
 	*) row=${groups[i]} ;;
 	esac
-	grep "^| $row |" "$top/README.md" | grep -qE "[ ,]$m[ ,(]" ||
+	grep "^| $row |" "$top/README.md" | grep -qE "[ ,]${m}[ ,(]" ||
 		problems+=("README.md: $m not in the $row row")
 done
 finish "kvmchurn.rst has a section and README.md a row for each metric"
