@@ -11,7 +11,7 @@ _kvmchurn_metrics() {
 }
 
 _kvmchurn_commands="show summary watch check probes filter reset enable disable
-	snapshot diff export dump load downtime help"
+	snapshot diff export dump vms load downtime help"
 
 # _kvmchurn_options COMMAND: the options COMMAND takes.
 _kvmchurn_options() {
@@ -21,6 +21,7 @@ _kvmchurn_options() {
 	watch) echo "-i -c --json -h --help" ;;
 	reset | enable | disable) echo "-h --help" ;;
 	snapshot) echo "-o -h --help" ;;
+	vms) echo "--slowest -n --json -h --help" ;;
 	export) echo "--prometheus -o -h --help" ;;
 	downtime)
 		echo "--json --prometheus -o --hist --follow --qmp --enable --disable -h --help"

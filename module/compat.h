@@ -101,6 +101,41 @@ static inline size_t kc_kretprobe_pool_bytes(unsigned int maxactive,
 }
 #endif
 
+/*
+ * A vCPU that has not entered the guest yet, so that this KVM_RUN is its
+ * first (the includer has <linux/kvm_host.h>). arm64 has the kernel's own
+ * test, which follows vcpu->pid from RCU to a rwlock; x86 keeps -1 in
+ * last_vmentry_cpu until the first VM entry (unsigned before 5.13).
+ */
+#if defined(CONFIG_ARM64)
+#define kc_vcpu_never_ran(vcpu) (!vcpu_has_run_once(vcpu))
+#elif defined(CONFIG_X86)
+#define kc_vcpu_never_ran(vcpu) \
+	((int)READ_ONCE((vcpu)->arch.last_vmentry_cpu) == -1)
+#else
+#define kc_vcpu_never_ran(vcpu) ((void)(vcpu), false)
+#endif
+
+/*
+ * x86 starts a VM's NX huge page recovery task with call_once() in
+ * kvm_mmu_post_init_vm() at each KVM_RUN from 6.13 and 6.12.y's backport
+ * (which brought <linux/call_once.h>); before, kvm_mmu_post_init_vm() ran
+ * once, in KVM_CREATE_VM, and is part of kvm_create_vm's time.
+ */
+#if defined(CONFIG_X86) && defined(__has_include)	/* not in sparse 0.6.4 */
+#if __has_include("linux/call_once.h")
+#include <linux/call_once.h>
+#endif
+#endif
+#ifdef ONCE_NOT_STARTED
+#define KC_NX_AT_FIRST_RUN	true
+#define kc_nx_once_pending(kvm) \
+	(atomic_read(&(kvm)->arch.nx_once.state) == ONCE_NOT_STARTED)
+#else
+#define KC_NX_AT_FIRST_RUN	false
+#define kc_nx_once_pending(kvm) ((void)(kvm), false)
+#endif
+
 /* Fails the build if @probe does not have the type that @event expects. */
 #define KC_TP_TYPECHECK(event, probe)					\
 	static_assert(__builtin_types_compatible_p(			\

@@ -48,6 +48,14 @@ KC_VIEW(checks);
 KC_VIEW(raw);
 KC_VIEW(memory);
 
+/* vms: its records are copied into a buffer of their own (render.c). */
+static int kc_vms_file_show(struct seq_file *m, void *unused)
+{
+	return kc_show_vms(m);
+}
+
+DEFINE_SHOW_ATTRIBUTE(kc_vms_file);
+
 /* hist/<metric>: the metric is the file's private data. */
 static int kc_show_hist_file(struct seq_file *m, struct kc_read *rd)
 {
@@ -153,6 +161,7 @@ static ssize_t kc_reset_write(struct file *file, const char __user *ubuf,
 	kc_hist_reset();
 	kc_kretprobes_reset();
 	kc_tracepoints_reset();
+	kc_vms_reset();
 	mutex_unlock(&kc_control_lock);
 	return count;
 }
@@ -178,6 +187,7 @@ int kc_debugfs_init(void)
 	debugfs_create_file("checks", 0400, kc_dir, NULL, &kc_checks_fops);
 	debugfs_create_file("raw", 0400, kc_dir, NULL, &kc_raw_fops);
 	debugfs_create_file("memory", 0400, kc_dir, NULL, &kc_memory_fops);
+	debugfs_create_file("vms", 0400, kc_dir, NULL, &kc_vms_file_fops);
 	debugfs_create_file("filter", 0600, kc_dir, NULL, &kc_filter_fops);
 	debugfs_create_file("enable", 0600, kc_dir, NULL, &kc_enable_fops);
 	debugfs_create_file("reset", 0200, kc_dir, NULL, &kc_reset_fops);

@@ -6,8 +6,11 @@
 #ifndef KVMCHURN_H
 #define KVMCHURN_H
 
+#include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/types.h>
+
+#include "compat.h"
 
 #include "kvmchurn_rules.h"
 
@@ -23,6 +26,21 @@ struct kc_mem {
 	unsigned long kretprobe_instances;
 	size_t kretprobes;	/* the kprobe core's, for those instances */
 };
+
+/*
+ * A vmalloc area of @bytes: its pages, and vmalloc's array of pointers to
+ * them, kmalloc'd up to a page and vmalloc'd beyond (__vmalloc_area_node()).
+ */
+static inline void kc_mem_vmalloc(struct kc_mem *mem, size_t bytes)
+{
+	size_t array = (PAGE_ALIGN(bytes) >> PAGE_SHIFT) * sizeof(void *);
+
+	mem->vmalloc += PAGE_ALIGN(bytes);
+	if (array > PAGE_SIZE)
+		mem->vmalloc += PAGE_ALIGN(array);
+	else
+		mem->slab += kc_kmalloc_size(array);
+}
 
 /* control.c: switches read in probe context, and control-file writes. */
 extern bool kc_enabled;
@@ -71,6 +89,8 @@ enum kc_pair_kind {
 	KC_PAIR_RECLAIM_MEMCG,	/* pid -> memcg reclaim begin */
 	KC_PAIR_VM,		/* struct kvm * of a traced VMM */
 	KC_PAIR_FILES,		/* tgid -> longest exit_files() of its threads */
+	KC_PAIR_UEVENT,		/* creator's pid -> its traced VMs not destroyed */
+	KC_PAIR_FIRST_RUN,	/* struct kvm * whose first KVM_RUN is timed */
 };
 
 enum kc_pair_result { KC_PAIR_ADDED, KC_PAIR_EXISTS, KC_PAIR_FULL };
@@ -94,9 +114,58 @@ enum kc_pair_result kc_pair_add(enum kc_pair_kind kind, u64 id, u64 ts,
 bool kc_pair_get(enum kc_pair_kind kind, u64 id, enum kc_pair_op op, u64 *ts);
 void kc_pair_max(enum kc_pair_kind kind, u64 id, u64 ts, u64 val);
 bool kc_pair_take_max(enum kc_pair_kind kind, u64 id, u64 *val);
+void kc_pair_inc(enum kc_pair_kind kind, u64 id, u64 ts);
+bool kc_pair_dec(enum kc_pair_kind kind, u64 id);
 void kc_pairs_stats(struct kc_pair_stats *st);
 unsigned int kc_pairs_count(enum kc_pair_kind kind);
 void kc_pairs_mem(struct kc_mem *mem);
+
+/* vms.c: a record a VM of a traced process, and the last and slowest. */
+#define KC_VM_CREATING	1	/* KVM_CREATE_VM has not returned */
+#define KC_VM_DESTROYED	2	/* kvm_destroy_vm ran */
+
+struct kc_vm {
+	u64 kvm;		/* struct kvm *, while it lives */
+	u64 created;		/* CLOCK_REALTIME, ns */
+	pid_t tgid;
+	pid_t creator;		/* the thread that created it */
+	u32 flags;
+	char comm[KC_COMM_LEN];	/* the leader's */
+	u64 sum[KC_NR_METRICS];	/* in the module's unit */
+	u32 count[KC_NR_METRICS];	/* 0: the stage did not happen */
+};
+
+struct kc_vms_params {
+	unsigned int last;	/* vms_last= */
+	unsigned int slowest;	/* vms_slowest= */
+	unsigned int live;	/* vms_live= */
+};
+
+struct kc_vms_stats {
+	u64 finished;		/* since load or reset */
+	u64 last_evicted;	/* older than the last vms_last */
+	u64 live_evicted;	/* live records lost to a full live table */
+	unsigned int live;
+};
+
+#define KC_VMS_MIN	1
+#define KC_VMS_MAX	65536
+
+int kc_vms_init(const struct kc_vms_params *p);
+void kc_vms_exit(void);
+void kc_vm_begin(u64 kvm, struct task_struct *t);
+void kc_vm_created(pid_t tgid, bool ok);
+void kc_vm_stage_kvm(u64 kvm, enum kc_metric m, u64 value);
+void kc_vm_stage_tgid(pid_t tgid, enum kc_metric m, u64 value);
+void kc_vm_stage_creating(pid_t tgid, enum kc_metric m, u64 value);
+void kc_vm_stage_creator(pid_t pid, enum kc_metric m, u64 value);
+void kc_vm_destroyed(u64 kvm);
+void kc_vm_reaped(pid_t tgid);
+void kc_vms_reset(void);
+void kc_vms_snapshot(struct kc_vm *out, unsigned int *nlast,
+		     unsigned int *nslow, struct kc_vms_stats *st);
+void kc_vms_params(struct kc_vms_params *p);
+void kc_vms_mem(struct kc_mem *mem);
 
 /*
  * probes.c and tracepoints.c: what the `probes` file lists, one
@@ -140,6 +209,7 @@ int kc_show_probes(struct seq_file *m, struct kc_read *rd);
 int kc_show_checks(struct seq_file *m, struct kc_read *rd);
 int kc_show_raw(struct seq_file *m, struct kc_read *rd);
 int kc_show_memory(struct seq_file *m, struct kc_read *rd);
+int kc_show_vms(struct seq_file *m);
 
 /* debugfs.c: the files under /sys/kernel/debug/kvmchurn. */
 int kc_debugfs_init(void);

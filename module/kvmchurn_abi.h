@@ -22,53 +22,86 @@
 #endif
 
 /*
- * The metric table, one row a metric, in the seed script's reading order:
- *   X(id, name, seed, group, unit, span)
- * seed is the seed's map name after "@us_" ("irqbypass[register]" is the
- * key "register" of the map @us_irqbypass); group is the seed's reading
- * guide's; unit is what the value measures; span what starts and ends it.
- * The module's probes for a row are in KC_KRETPROBES and KC_TRACEPOINTS.
+ * The metric table, one row a metric, in the seed script's reading order,
+ * kvmchurn's additions (stages the seed could not time) where they read
+ * (kvm_mmu_teardown) or after the seed's:
+ *   X(id, name, seed, origin, group, unit, label, span)
+ * seed is the map's name after "@us_" ("irqbypass[register]" is the key
+ * "register" of the map @us_irqbypass): the seed's own for a SEED row, in
+ * its style for an ADDED one; group is the seed's reading guide's; unit is
+ * what the value measures; label heads its column in `kvmchurn vms` (at
+ * most KC_LABEL_MAX characters); span what starts and ends it. The module's
+ * probes for a row are in KC_KRETPROBES and KC_TRACEPOINTS.
  */
 #define KC_METRICS(X)							\
-	X(KVM_CREATE_VM, "kvm_create_vm", "kvm_create_vm", CREATE, TIME,	\
+	X(KVM_CREATE_VM, "kvm_create_vm", "kvm_create_vm",		\
+	  SEED, CREATE, TIME, "create",					\
 	  "KVM_CREATE_VM ioctl entry -> return")			\
-	X(IRQBYPASS_REGISTER, "irqbypass_register", "irqbypass[register]",	\
-	  CREATE, TIME, "irq_bypass_register_consumer() entry -> return")	\
-	X(SIGNAL_TO_EXIT, "signal_to_exit", "signal_to_exit", EXIT, TIME,	\
-	  "first SIGTERM/SIGKILL delivery -> leader sched_process_exit")	\
-	X(EXIT_TO_REAP, "exit_to_reap", "exit_to_reap", EXIT, TIME,	\
+	X(IRQBYPASS_REGISTER, "irqbypass_register", "irqbypass[register]", \
+	  SEED, CREATE, TIME, "irq_reg",				\
+	  "irq_bypass_register_consumer() entry -> return")		\
+	X(SIGNAL_TO_EXIT, "signal_to_exit", "signal_to_exit",		\
+	  SEED, EXIT, TIME, "sig2exit",					\
+	  "first SIGTERM/SIGKILL delivery -> leader sched_process_exit") \
+	X(EXIT_TO_REAP, "exit_to_reap", "exit_to_reap",			\
+	  SEED, EXIT, TIME, "ex2reap",					\
 	  "leader sched_process_exit -> sched_process_free")		\
-	X(EXIT_FILES, "exit_files", "exit_files", EXIT, TIME,		\
+	X(EXIT_FILES, "exit_files", "exit_files",			\
+	  SEED, EXIT, TIME, "files",					\
 	  "longest exit_files() of the process's threads, entry -> return") \
-	X(EXIT_MMAP, "exit_mmap", "exit_mmap", EXIT, TIME,		\
+	X(EXIT_MMAP, "exit_mmap", "exit_mmap",				\
+	  SEED, EXIT, TIME, "mmap",					\
 	  "exit_mmap() entry -> return")				\
-	X(KVM_VM_RELEASE, "kvm_vm_release", "kvm_vm_release", EXIT, TIME,	\
+	X(KVM_VM_RELEASE, "kvm_vm_release", "kvm_vm_release",		\
+	  SEED, EXIT, TIME, "release",					\
 	  "kvm_vm_release() entry -> return")				\
-	X(KVM_DESTROY_VM, "kvm_destroy_vm", "kvm_destroy_vm", EXIT, TIME,	\
+	X(KVM_DESTROY_VM, "kvm_destroy_vm", "kvm_destroy_vm",		\
+	  SEED, EXIT, TIME, "destroy",					\
 	  "kvm_destroy_vm() entry -> return")				\
-	X(KVM_DESTROY_VCPUS, "kvm_destroy_vcpus", "kvm_destroy_vcpus", EXIT,	\
-	  TIME, "kvm_destroy_vcpus() entry -> return")			\
-	X(STAGE2_DESTROY, "stage2_destroy", "stage2_destroy", EXIT, TIME,	\
+	X(KVM_DESTROY_VCPUS, "kvm_destroy_vcpus", "kvm_destroy_vcpus",	\
+	  SEED, EXIT, TIME, "vcpus_d",					\
+	  "kvm_destroy_vcpus() entry -> return")			\
+	X(STAGE2_DESTROY, "stage2_destroy", "stage2_destroy",		\
+	  SEED, EXIT, TIME, "stage2",					\
 	  "kvm_pgtable_stage2_destroy() entry -> return")		\
-	X(KVM_MMU_TEARDOWN, "kvm_mmu_teardown", "kvm_mmu_teardown", EXIT,	\
-	  TIME, "kvm_arch_flush_shadow_all() entry -> return")		\
-	X(IRQBYPASS_UNREGISTER, "irqbypass_unregister",			\
-	  "irqbypass[unregister]", EXIT, TIME,				\
+	X(KVM_MMU_TEARDOWN, "kvm_mmu_teardown", "kvm_mmu_teardown",	\
+	  ADDED, EXIT, TIME, "mmu_td",					\
+	  "kvm_arch_flush_shadow_all() entry -> return")		\
+	X(IRQBYPASS_UNREGISTER, "irqbypass_unregister", "irqbypass[unregister]", \
+	  SEED, EXIT, TIME, "irq_unr",					\
 	  "irq_bypass_unregister_consumer() entry -> return (kworker)")	\
-	X(RECLAIM_DIRECT, "reclaim_direct", "reclaim_direct", RECLAIM, TIME,	\
+	X(RECLAIM_DIRECT, "reclaim_direct", "reclaim_direct",		\
+	  SEED, RECLAIM, TIME, "rcl_dir",				\
 	  "mm_vmscan_direct_reclaim_begin -> _end, same task")		\
-	X(RECLAIM_MEMCG, "reclaim_memcg", "reclaim_memcg", RECLAIM, TIME,	\
-	  "mm_vmscan_memcg_reclaim_begin -> _end, same task")
+	X(RECLAIM_MEMCG, "reclaim_memcg", "reclaim_memcg",		\
+	  SEED, RECLAIM, TIME, "rcl_mcg",				\
+	  "mm_vmscan_memcg_reclaim_begin -> _end, same task")		\
+	X(VCPU_CREATE, "vcpu_create", "vcpu_create",			\
+	  ADDED, CREATE, TIME, "vcpus_c",				\
+	  "KVM_CREATE_VCPU ioctl entry -> return")			\
+	X(FIRST_RUN_SETUP, "first_run_setup", "first_run_setup",	\
+	  ADDED, CREATE, TIME, "1st_run",				\
+	  "the first KVM_RUN's one-time setup (arm64: a vCPU's, x86: the VM's)") \
+	X(UEVENT_CREATE, "uevent_create", "uevent_create",		\
+	  ADDED, CREATE, TIME, "uev_c",					\
+	  "kobject_uevent_env() of /dev/kvm, EVENT=create")		\
+	X(UEVENT_DESTROY, "uevent_destroy", "uevent_destroy",		\
+	  ADDED, EXIT, TIME, "uev_d",					\
+	  "kobject_uevent_env() of /dev/kvm, EVENT=destroy")		\
+	X(MMU_NOTIFIER_UNREGISTER, "mmu_notifier_unregister", "mmu_notifier_unregister", \
+	  ADDED, EXIT, TIME, "mn_unreg",				\
+	  "mmu_notifier_unregister() in kvm_destroy_vm")
 
 /*
  * The kretprobes, in the order the `probes` file lists them:
  *   X(id, metric, home, symbol...)
  * home is where the symbols live (KERNEL, KVM, IRQBYPASS); the symbols are
  * the candidates, tried in order until one attaches. Probes of a metric that
- * only mark state (kvm_irqfd) time nothing themselves (probes.c).
+ * only mark state (kvm_arch_init_vm, kvm_irqfd) time nothing (probes.c).
  */
 #define KC_KRETPROBES(X)						\
 	X(KVM_DEV_IOCTL, KVM_CREATE_VM, KVM, "kvm_dev_ioctl")		\
+	X(KVM_ARCH_INIT_VM, KVM_CREATE_VM, KVM, "kvm_arch_init_vm")	\
 	X(IRQ_BYPASS_REGISTER, IRQBYPASS_REGISTER, IRQBYPASS,		\
 	  "irq_bypass_register_consumer")				\
 	X(EXIT_MMAP, EXIT_MMAP, KERNEL, "exit_mmap")			\
@@ -81,7 +114,14 @@
 	  "kvm_arch_flush_shadow_all")					\
 	X(KVM_IRQFD, IRQBYPASS_UNREGISTER, KVM, "kvm_irqfd")		\
 	X(IRQ_BYPASS_UNREGISTER, IRQBYPASS_UNREGISTER, IRQBYPASS,	\
-	  "irq_bypass_unregister_consumer")
+	  "irq_bypass_unregister_consumer")				\
+	X(KVM_VM_IOCTL, VCPU_CREATE, KVM, "kvm_vm_ioctl")		\
+	X(FIRST_RUN, FIRST_RUN_SETUP, KVM, "kvm_arch_vcpu_run_pid_change", \
+	  "kvm_mmu_post_init_vm")					\
+	X(UEVENT_CREATE, UEVENT_CREATE, KERNEL, "kobject_uevent_env")	\
+	X(UEVENT_DESTROY, UEVENT_DESTROY, KERNEL, "kobject_uevent_env")	\
+	X(MMU_NOTIFIER_UNREGISTER, MMU_NOTIFIER_UNREGISTER, KERNEL,	\
+	  "mmu_notifier_unregister")
 
 /*
  * The tracepoints, listed after the kretprobes: X(id, metric, tracepoint).
@@ -111,6 +151,11 @@
 	X(CREATE, "create", "create path: once per VM (load or snapshot restore)") \
 	X(EXIT, "exit", "exit path: after the VMM is signalled")	\
 	X(RECLAIM, "reclaim", "reclaim: stalls on either path")
+
+/* Whose a metric is: X(id, name). */
+#define KC_ORIGINS(X)							\
+	X(SEED, "seed")		/* one of the seed script's maps */	\
+	X(ADDED, "added")	/* kvmchurn's, in the seed's style */
 
 /* What a metric's values measure: X(id, name). */
 #define KC_UNITS(X)							\
@@ -145,6 +190,7 @@
 #define KC_ENUM_TP(id, ...)	KC_TP_##id,
 #define KC_ENUM_C(id, ...)	KC_C_##id,
 #define KC_ENUM_G(id, ...)	KC_G_##id,
+#define KC_ENUM_O(id, ...)	KC_ORIGIN_##id,
 #define KC_ENUM_U(id, ...)	KC_UNIT_##id,
 #define KC_ENUM_H(id, ...)	KC_HOME_##id,
 #define KC_ENUM_S(id, ...)	KC_PROBE_##id,
@@ -155,6 +201,7 @@ enum kc_kret_id { KC_KRETPROBES(KC_ENUM_KRET) KC_NR_KRETPROBES };
 enum kc_tp_id { KC_TRACEPOINTS(KC_ENUM_TP) KC_NR_TRACEPOINTS };
 enum kc_counter { KC_COUNTERS(KC_ENUM_C) KC_NR_COUNTERS };
 enum kc_group { KC_GROUPS(KC_ENUM_G) KC_NR_GROUPS };
+enum kc_origin { KC_ORIGINS(KC_ENUM_O) KC_NR_ORIGINS };
 enum kc_unit { KC_UNITS(KC_ENUM_U) KC_NR_UNITS };
 enum kc_home { KC_HOMES(KC_ENUM_H) KC_NR_HOMES };
 enum kc_probe_state { KC_PROBE_STATES(KC_ENUM_S) KC_NR_PROBE_STATES };
@@ -166,8 +213,10 @@ enum kc_pct { KC_PCTS(KC_ENUM_P) KC_NR_PCTS };
 struct kc_metric_desc {
 	const char *name;
 	const char *seed;
+	enum kc_origin origin;
 	enum kc_group group;
 	enum kc_unit unit;
+	const char *label;
 	const char *span;
 };
 
@@ -180,12 +229,14 @@ struct kc_probe_desc {
 
 static inline const struct kc_metric_desc *kc_metric_desc(unsigned int m)
 {
-#define KC_DESC_M(id, name, seed, group, unit, span)			\
-	[KC_M_##id] = { name, seed, KC_G_##group, KC_UNIT_##unit, span },
+#define KC_DESC_M(id, name, seed, origin, group, unit, label, span)	\
+	[KC_M_##id] = { name, seed, KC_ORIGIN_##origin, KC_G_##group,	\
+			KC_UNIT_##unit, label, span },
 	static const struct kc_metric_desc descs[KC_NR_METRICS] = {
 		KC_METRICS(KC_DESC_M)
 	};
-	static const struct kc_metric_desc unknown = { "?", "?", 0, 0, "?" };
+	static const struct kc_metric_desc unknown = {
+		"?", "?", 0, 0, 0, "?", "?" };
 #undef KC_DESC_M
 
 	return m < KC_NR_METRICS ? &descs[m] : &unknown;
@@ -274,6 +325,13 @@ static inline const char *kc_group_title(unsigned int g)
 	return kc_name_in(titles, KC_NR_GROUPS, g);
 }
 
+static inline const char *kc_origin_name(unsigned int o)
+{
+	static const char *const names[] = { KC_ORIGINS(KC_NAME_OF) };
+
+	return kc_name_in(names, KC_NR_ORIGINS, o);
+}
+
 static inline const char *kc_metric_unit_name(unsigned int u)
 {
 	static const char *const names[] = { KC_UNITS(KC_NAME_OF) };
@@ -345,6 +403,12 @@ static inline const char *kc_pct_name(unsigned int p)
 #define KC_IRQFDS_PER_VM_MIN	8
 #define KC_IRQFDS_PER_VM_MAX	11
 
+/* The longest label of a metric (the vms table's column heads). */
+#define KC_LABEL_MAX		8
+
+/* The width of the metric column of every table: the longest name's. */
+#define KC_METRIC_COL		23	/* mmu_notifier_unregister */
+
 /* Probe symbols and their kinds, as `probes` and `raw` print them. */
 #define KC_SYMBOL_LEN		128
 #define KC_KIND_LEN		16
@@ -384,5 +448,34 @@ static inline const char *kc_pct_name(unsigned int p)
 #define KC_RAW_PROBE_FIELDS	7
 #define KC_RAW_PAIRS_FIELDS_V1	5
 #define KC_RAW_PAIRS_FIELDS	6
+
+/*
+ * The `vms` file. First line "kvmchurn-vms <version>", then one record a
+ * line, a tag and fields separated by one tab:
+ *   unit	us|ns
+ *   params	<last>	<slowest>	<live>	   (vms_last=, vms_slowest=, vms_live=)
+ *   stats	<finished>	<last evicted>	<live evicted>	<live now>
+ *   fields	list	tgid	comm	created	<metric>...	   (the table's order)
+ *   vm	last|slowest	<tgid>	<comm>	<created>	<stage>...
+ * A VM's created is CLOCK_REALTIME as <seconds>.<nanoseconds, 9 digits>;
+ * each stage is "<count>:<sum>" in the unit, or "-" when it did not happen.
+ * The `last` VMs come oldest first, then the `slowest`, slowest first by
+ * exit_to_reap. Readers map stage columns by the names of `fields`, and
+ * skip tags and fields they do not know, as in `raw`.
+ */
+#define KC_VMS_MAGIC	"kvmchurn-vms"
+#define KC_VMS_VERSION	1
+
+#define KC_VMS_UNIT	"unit"
+#define KC_VMS_PARAMS	"params"
+#define KC_VMS_STATS	"stats"
+#define KC_VMS_FIELDS	"fields"
+#define KC_VMS_VM	"vm"
+#define KC_VMS_LAST	"last"
+#define KC_VMS_SLOWEST	"slowest"
+#define KC_VMS_ABSENT	"-"
+
+/* A vm record's fields before its stages: tag, list, tgid, comm, created. */
+#define KC_VMS_VM_HEAD	5
 
 #endif /* KVMCHURN_ABI_H */

@@ -259,6 +259,7 @@ struct kc_map {
 	char map[32];		/* "@us_irqbypass" */
 	char key[16];		/* "register", or "" */
 	bool is_hist;
+	bool added;		/* kvmchurn's, not the seed's: printed after */
 	unsigned int index;	/* enum kc_metric or enum kc_counter */
 	__u64 total;		/* what orders the keys of one map */
 };
@@ -279,32 +280,40 @@ static inline void kc_map_init(struct kc_map *map, const char *prefix,
 		 bracket ? (int)strlen(bracket) - 2 : 0,
 		 bracket ? bracket + 1 : "");
 	map->is_hist = is_hist;
+	map->added = false;
 	map->index = index;
 	map->total = 0;
 }
 
 /*
- * Every map of the seed, histograms (@<unit>_*) first in metric order, then
- * the counters (@n_*): KC_NR_MAPS of them, totals 0.
+ * Every map, histograms (@<unit>_*) first in metric order, then the
+ * counters (@n_*): KC_NR_MAPS of them, totals 0.
  */
 static inline void kc_maps_init(struct kc_map *maps, const char *unit)
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; i < KC_NR_METRICS; i++)
-		kc_map_init(&maps[n++], unit, kc_metric_seed(i), true, i);
+	for (i = 0; i < KC_NR_METRICS; i++) {
+		kc_map_init(&maps[n], unit, kc_metric_seed(i), true, i);
+		maps[n++].added = kc_metric_desc(i)->origin == KC_ORIGIN_ADDED;
+	}
 	for (i = 0; i < KC_NR_COUNTERS; i++)
 		kc_map_init(&maps[n++], "n", kc_counter_seed(i), false, i);
 }
 
 /*
  * bpftrace prints its maps in the order of their names, and the keys of one
- * map by their total count, smallest first.
+ * map by their total count, smallest first. kvmchurn's additions come after
+ * all of the seed's maps, in the same order among themselves, so that the
+ * seed's part reads as bpftrace prints it.
  */
 static inline int kc_map_cmp(const struct kc_map *x, const struct kc_map *y)
 {
-	int c = strcmp(x->map, y->map);
+	int c;
 
+	if (x->added != y->added)
+		return x->added ? 1 : -1;
+	c = strcmp(x->map, y->map);
 	if (c)
 		return c;
 	if (x->total != y->total)
@@ -326,6 +335,17 @@ static inline void kc_maps_sort(struct kc_map *maps, unsigned int n)
 	}
 }
 
+/*
+ * Whether bpftrace prints a map's element: whatever it holds when it has
+ * recorded something; at zero only a count() without a key ("@n_sigterm: 0"),
+ * which is a one-element array from the start. A histogram or a key that has
+ * recorded nothing does not exist, and prints nothing.
+ */
+static inline bool kc_map_printed(const struct kc_map *map)
+{
+	return map->total || (!map->is_hist && !map->key[0]);
+}
+
 /* The line that opens a map's element: "@n_exit" or "@us_irqbypass[register]". */
 static inline void kc_map_label(char *buf, size_t len, const struct kc_map *map)
 {
@@ -345,8 +365,8 @@ static inline void kc_map_label(char *buf, size_t len, const struct kc_map *map)
 
 static inline void kc_summary_head(char *buf, size_t len)
 {
-	snprintf(buf, len, "%-21s %9s %11s %11s %11s %11s %11s %8s  %s",
-		 "metric", "count", "avg", kc_pct_name(KC_PCT_P50),
+	snprintf(buf, len, "%-*s %9s %11s %11s %11s %11s %11s %8s  %s",
+		 KC_METRIC_COL, "metric", "count", "avg", kc_pct_name(KC_PCT_P50),
 		 kc_pct_name(KC_PCT_P90), kc_pct_name(KC_PCT_P99), "max",
 		 "nmissed", "unit");
 }
@@ -366,8 +386,8 @@ static inline void kc_summary_cells(char *buf, size_t len, const char *name,
 				    __u64 count, __u64 sum, __u64 max,
 				    const __u64 *slots)
 {
-	size_t n = (size_t)snprintf(buf, len, "%-21s %9llu", name,
-				    (unsigned long long)count);
+	size_t n = (size_t)snprintf(buf, len, "%-*s %9llu", KC_METRIC_COL,
+				    name, (unsigned long long)count);
 	unsigned int p;
 
 	if (!count) {

@@ -22,6 +22,7 @@
 static char filter[KC_FILTER_SPEC_LEN] = "firecracker";
 static unsigned int maxactive = 512;
 static unsigned int pairs = 4096;
+static struct kc_vms_params vms = { .last = 256, .slowest = 32, .live = 1024 };
 
 static int kc_param_filter_set(const char *val, const struct kernel_param *kp)
 {
@@ -116,6 +117,32 @@ MODULE_PARM_DESC(pairs,
 		 "Entries of the start/end pairing table, "
 		 __stringify(KC_PAIRS_MIN) " to " __stringify(KC_PAIRS_MAX)
 		 " (default: 4096)");
+static int kc_param_vms_set(const char *val, const struct kernel_param *kp)
+{
+	return kc_param_range(val, kp, KC_VMS_MIN, KC_VMS_MAX);
+}
+
+static const struct kernel_param_ops kc_param_vms_ops = {
+	.set = kc_param_vms_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(vms_last, &kc_param_vms_ops, &vms.last, 0444);
+MODULE_PARM_DESC(vms_last,
+		 "VMs that finished kept in the vms file, newest last, "
+		 __stringify(KC_VMS_MIN) " to " __stringify(KC_VMS_MAX)
+		 " (default: 256)");
+module_param_cb(vms_slowest, &kc_param_vms_ops, &vms.slowest, 0444);
+MODULE_PARM_DESC(vms_slowest,
+		 "Slowest VMs by exit_to_reap kept in the vms file, "
+		 __stringify(KC_VMS_MIN) " to " __stringify(KC_VMS_MAX)
+		 " (default: 32)");
+module_param_cb(vms_live, &kc_param_vms_ops, &vms.live, 0444);
+MODULE_PARM_DESC(vms_live,
+		 "VMs followed at once from creation to reap, "
+		 __stringify(KC_VMS_MIN) " to " __stringify(KC_VMS_MAX)
+		 " (default: 1024); beyond, the oldest is evicted");
+
 static int kc_param_enable_set(const char *val, const struct kernel_param *kp)
 {
 	if (param_set_bool(val, kp)) {
@@ -148,9 +175,15 @@ static int __init kc_init(void)
 		       pairs, err);
 		goto err_filter;
 	}
+	err = kc_vms_init(&vms);
+	if (err) {
+		pr_err("vms_live=%u vms_last=%u vms_slowest=%u: cannot allocate the VM records: error %d\n",
+		       vms.live, vms.last, vms.slowest, err);
+		goto err_pairs;
+	}
 	err = kc_hist_init();
 	if (err)
-		goto err_pairs;
+		goto err_vms;
 	err = kc_tracepoints_init();
 	if (err)
 		goto err_hist;
@@ -174,6 +207,8 @@ err_tracepoints:
 	kc_tracepoints_exit();
 err_hist:
 	kc_hist_exit();
+err_vms:
+	kc_vms_exit();
 err_pairs:
 	kc_pairs_exit();
 err_filter:
@@ -188,6 +223,7 @@ static void __exit kc_exit(void)
 	kc_kretprobes_exit();
 	kc_tracepoints_exit();
 	kc_hist_exit();
+	kc_vms_exit();
 	kc_pairs_exit();
 	kc_filter_exit();
 }

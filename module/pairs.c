@@ -200,6 +200,47 @@ bool kc_pair_take_max(enum kc_pair_kind kind, u64 id, u64 *val)
 	return e;
 }
 
+/* Counts one more for (@kind, @id), in an entry added at @ts if need be. */
+void kc_pair_inc(enum kc_pair_kind kind, u64 id, u64 ts)
+{
+	struct kc_pair_bucket *b = kc_pair_bucket(kind + 1, id);
+	struct kc_pair *e;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&b->lock, flags);
+	e = kc_pair_find(b, kind + 1, id);
+	if (!e) {
+		e = kc_pair_room(b, ts);
+		if (e)
+			kc_pair_fill(b, e, kind + 1, id, ts);
+		else
+			atomic64_inc(&kc_pairs_dropped);
+	}
+	if (e)
+		e->val++;
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+}
+
+/*
+ * Counts one less for (@kind, @id), removing it at zero; returns whether
+ * there was one to count off.
+ */
+bool kc_pair_dec(enum kc_pair_kind kind, u64 id)
+{
+	struct kc_pair_bucket *b = kc_pair_bucket(kind + 1, id);
+	unsigned long flags;
+	struct kc_pair *e;
+
+	if (!READ_ONCE(b->used))
+		return false;
+	raw_spin_lock_irqsave(&b->lock, flags);
+	e = kc_pair_find(b, kind + 1, id);
+	if (e && !--e->val)
+		kc_pair_free(b, e);
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+	return e;
+}
+
 void kc_pairs_stats(struct kc_pair_stats *st)
 {
 	unsigned int i, nr = 1U << kc_bucket_bits;
@@ -231,20 +272,10 @@ unsigned int kc_pairs_count(enum kc_pair_kind kind)
 	return n;
 }
 
-/*
- * The table's pages, and vmalloc's array of pointers to them: kmalloc'd up to
- * a page, itself vmalloc'd beyond (__vmalloc_area_node()).
- */
+/* The table's vmalloc area. */
 void kc_pairs_mem(struct kc_mem *mem)
 {
-	size_t bytes = PAGE_ALIGN(sizeof(*kc_buckets) << kc_bucket_bits);
-	size_t array = (bytes >> PAGE_SHIFT) * sizeof(struct page *);
-
-	mem->vmalloc += bytes;
-	if (array > PAGE_SIZE)
-		mem->vmalloc += PAGE_ALIGN(array);
-	else
-		mem->slab += kc_kmalloc_size(array);
+	kc_mem_vmalloc(mem, sizeof(*kc_buckets) << kc_bucket_bits);
 }
 
 int kc_pairs_init(unsigned int capacity)

@@ -11,6 +11,7 @@
  * Whether recording is on is the want() function's to test, so that one
  * that forgets state (kvm_vm_release) can do so while it is off.
  */
+#include <linux/kobject.h>
 #include <linux/kprobes.h>
 #include <linux/kvm.h>
 #include <linux/kvm_host.h>
@@ -19,6 +20,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
+#include <linux/string.h>
 #include <linux/timekeeping.h>
 
 #include "compat.h"
@@ -33,12 +35,20 @@ typedef bool (*kc_want_fn)(struct kc_kret *k, struct kretprobe_instance *ri,
  * Runs at return with the call's time in the module's unit; returns whether
  * that time goes into the metric's histogram now.
  */
-typedef bool (*kc_done_fn)(struct kretprobe_instance *ri, u64 value);
+typedef bool (*kc_done_fn)(struct kretprobe_instance *ri,
+			   struct pt_regs *regs, u64 value);
+
+/*
+ * Whether candidate @c of the table's symbols stands for the metric on this
+ * kernel: a function may exist and do something else (kvm_mmu_post_init_vm).
+ */
+typedef bool (*kc_stands_fn)(unsigned int c);
 
 /* How a kretprobe of the table decides and records: the default is traced. */
 struct kc_kret_ops {
 	kc_want_fn want;
 	kc_done_fn done;
+	kc_stands_fn stands;	/* NULL: every candidate */
 };
 
 struct kc_kret {
@@ -48,6 +58,7 @@ struct kc_kret {
 	struct kc_kret_ops ops;
 	/* state, under kc_probes_lock */
 	char symbol[KC_SYMBOL_LEN];	/* the one attached, or the one tried */
+	unsigned int cand;	/* the candidate attached: symbols[cand] */
 	enum kc_probe_state state;
 	int err;
 	u64 __percpu *hits;
@@ -56,11 +67,31 @@ struct kc_kret {
 	struct kretprobe rp;
 };
 
+/* Which VM record a call's time also goes to (vms.c). */
+enum kc_vm_by {
+	KC_VM_BY_TGID,		/* the calling process's VMs: the default */
+	KC_VM_BY_KVM,		/* kc_kret_data::vm, a struct kvm * */
+	KC_VM_BY_CREATING,	/* the VM the calling process is creating */
+	KC_VM_BY_CREATOR,	/* kc_kret_data::vm, its creator's pid */
+	KC_VM_BY_NONE,		/* the done hook saw to it */
+};
+
 struct kc_kret_data {
 	u64 start;
 	unsigned long arg;
+	u64 vm;
+	u8 vm_by;		/* enum kc_vm_by */
 	bool timed;
 };
+
+/* This call's time goes to the record of the VM @kvm. */
+static void kc_for_vm(struct kretprobe_instance *ri, const void *kvm)
+{
+	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
+
+	d->vm = (unsigned long)kvm;
+	d->vm_by = KC_VM_BY_KVM;
+}
 
 static unsigned int kc_maxactive;
 static DEFINE_MUTEX(kc_probes_lock);
@@ -94,12 +125,51 @@ static bool kc_want_traced(struct kc_kret *k, struct kretprobe_instance *ri,
 	return kc_traced();
 }
 
+/* The default, for a function whose first argument is the struct kvm *. */
+static bool kc_want_traced_kvm(struct kc_kret *k, struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	if (!kc_traced())
+		return false;
+	kc_for_vm(ri, (void *)regs_get_kernel_argument(regs, 0));
+	return true;
+}
+
 /* kvm_dev_ioctl(filp, ioctl, arg): only KVM_CREATE_VM, as the seed does. */
 static bool kc_want_create_vm(struct kc_kret *k, struct kretprobe_instance *ri,
 			      struct pt_regs *regs)
 {
 	return regs_get_kernel_argument(regs, 1) == KVM_CREATE_VM &&
 	       kc_traced();
+}
+
+/*
+ * The ioctl's time, whatever it returned, as the seed; the VM's record gets
+ * it if a VM was made, and goes if not.
+ */
+static bool kc_done_create_vm(struct kretprobe_instance *ri,
+			      struct pt_regs *regs, u64 value)
+{
+	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
+	bool ok = (long)regs_return_value(regs) >= 0;
+
+	if (ok)
+		kc_vm_stage_creating(current->tgid, KC_M_KVM_CREATE_VM, value);
+	kc_vm_created(current->tgid, ok);
+	d->vm_by = KC_VM_BY_NONE;
+	return true;
+}
+
+/*
+ * kvm_arch_init_vm(kvm, type), inside KVM_CREATE_VM: not timed. It is where
+ * a traced process's VM gets its record, by its struct kvm *.
+ */
+static bool kc_want_init_vm(struct kc_kret *k, struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	if (kc_traced())
+		kc_vm_begin(regs_get_kernel_argument(regs, 0), current);
+	return false;
 }
 
 /*
@@ -128,10 +198,12 @@ static bool kc_want_vm_release(struct kc_kret *k, struct kretprobe_instance *ri,
 
 	d->arg = (unsigned long)filp->private_data;
 	d->timed = kc_traced();
+	kc_for_vm(ri, filp->private_data);
 	return d->timed || kc_pair_get(KC_PAIR_VM, d->arg, KC_PAIR_PEEK, NULL);
 }
 
-static bool kc_done_vm_release(struct kretprobe_instance *ri, u64 value)
+static bool kc_done_vm_release(struct kretprobe_instance *ri,
+			       struct pt_regs *regs, u64 value)
 {
 	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 
@@ -146,7 +218,8 @@ static bool kc_done_vm_release(struct kretprobe_instance *ri, u64 value)
  * in the pairing table, by process, and the longest goes into the histogram
  * when the leader is freed (tracepoints.c): one value a process.
  */
-static bool kc_done_exit_files(struct kretprobe_instance *ri, u64 value)
+static bool kc_done_exit_files(struct kretprobe_instance *ri,
+			       struct pt_regs *regs, u64 value)
 {
 	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 
@@ -154,7 +227,27 @@ static bool kc_done_exit_files(struct kretprobe_instance *ri, u64 value)
 	return false;
 }
 
-static bool kc_done_register(struct kretprobe_instance *ri, u64 value)
+/* An irq_bypass_consumer is KVM's irqfd's: its VM. */
+static struct kvm *kc_consumer_kvm(struct pt_regs *regs)
+{
+	struct irq_bypass_consumer *cons =
+		(struct irq_bypass_consumer *)regs_get_kernel_argument(regs, 0);
+
+	return READ_ONCE(container_of(cons, struct kvm_kernel_irqfd,
+				      consumer)->kvm);
+}
+
+static bool kc_want_register(struct kc_kret *k, struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	if (!kc_traced())
+		return false;
+	kc_for_vm(ri, kc_consumer_kvm(regs));
+	return true;
+}
+
+static bool kc_done_register(struct kretprobe_instance *ri,
+			     struct pt_regs *regs, u64 value)
 {
 	kc_count(KC_C_IRQBYPASS_REGISTER);
 	return true;
@@ -168,34 +261,212 @@ static bool kc_done_register(struct kretprobe_instance *ri, u64 value)
 static bool kc_want_unregister(struct kc_kret *k, struct kretprobe_instance *ri,
 			       struct pt_regs *regs)
 {
-	struct irq_bypass_consumer *cons;
-	struct kvm_kernel_irqfd *irqfd;
+	struct kvm *kvm;
 
 	if (!READ_ONCE(kc_enabled))
 		return false;
-	if (kc_filter_all())
-		return true;
-	cons = (struct irq_bypass_consumer *)regs_get_kernel_argument(regs, 0);
-	irqfd = container_of(cons, struct kvm_kernel_irqfd, consumer);
-	return kc_pair_get(KC_PAIR_VM, (unsigned long)READ_ONCE(irqfd->kvm),
-			   KC_PAIR_PEEK, NULL);
+	kvm = kc_consumer_kvm(regs);
+	kc_for_vm(ri, kvm);
+	return kc_filter_all() ||
+	       kc_pair_get(KC_PAIR_VM, (unsigned long)kvm, KC_PAIR_PEEK, NULL);
 }
 
-static bool kc_done_unregister(struct kretprobe_instance *ri, u64 value)
+static bool kc_done_unregister(struct kretprobe_instance *ri,
+			       struct pt_regs *regs, u64 value)
 {
 	kc_count(KC_C_IRQBYPASS_UNREGISTER);
 	return true;
 }
 
+/* kvm_vm_ioctl(filp, ioctl, arg): only KVM_CREATE_VCPU. */
+static bool kc_want_vcpu_create(struct kc_kret *k, struct kretprobe_instance *ri,
+				struct pt_regs *regs)
+{
+	struct file *filp = (struct file *)regs_get_kernel_argument(regs, 0);
+
+	if (regs_get_kernel_argument(regs, 1) != KVM_CREATE_VCPU ||
+	    !kc_traced())
+		return false;
+	kc_for_vm(ri, filp->private_data);
+	return true;
+}
+
+/* The candidates of the first KVM_RUN's setup, in the table's order. */
+enum kc_first_run {
+	KC_FIRST_RUN_PID_CHANGE,	/* kvm_arch_vcpu_run_pid_change(vcpu) */
+	KC_FIRST_RUN_NX,		/* kvm_mmu_post_init_vm(kvm), x86 */
+};
+
+static bool kc_first_run_stands(unsigned int c)
+{
+	return c != KC_FIRST_RUN_NX || KC_NX_AT_FIRST_RUN;
+}
+
+/*
+ * arm64: kvm_arch_vcpu_run_pid_change(vcpu) runs whenever another thread
+ * runs the vCPU; only its first KVM_RUN does the one-time setup (under
+ * vcpu->mutex, so once a vCPU).
+ * x86: kvm_mmu_post_init_vm(kvm) runs at every KVM_RUN; the first of the VM
+ * starts its NX recovery task in call_once(). Several vCPUs can enter before
+ * it is done: the first to enter is timed, and marks the VM until it returns.
+ */
+static bool kc_want_first_run(struct kc_kret *k, struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
+	unsigned long arg = regs_get_kernel_argument(regs, 0);
+
+	if (k->cand == KC_FIRST_RUN_PID_CHANGE) {
+		struct kvm_vcpu *vcpu = (struct kvm_vcpu *)arg;
+
+		if (!kc_vcpu_never_ran(vcpu) || !kc_traced())
+			return false;
+		kc_for_vm(ri, vcpu->kvm);
+		return true;
+	}
+	if (!kc_nx_once_pending((struct kvm *)arg) || !kc_traced())
+		return false;
+	kc_for_vm(ri, (void *)arg);
+	d->arg = arg;
+	d->timed = kc_pair_add(KC_PAIR_FIRST_RUN, arg, ktime_get_ns(),
+			       false) == KC_PAIR_ADDED;
+	return d->timed;
+}
+
+static bool kc_done_first_run(struct kretprobe_instance *ri,
+			      struct pt_regs *regs, u64 value)
+{
+	struct kc_kret *k = container_of(kc_kretprobe_of(ri), struct kc_kret, rp);
+	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
+
+	if (k->cand == KC_FIRST_RUN_NX)
+		kc_pair_get(KC_PAIR_FIRST_RUN, d->arg, KC_PAIR_TAKE, NULL);
+	return true;
+}
+
+/* kvm_uevent_notify_change() builds 5 variables; more are not KVM's. */
+#define KC_UEVENT_VARS	8
+
+/*
+ * kobject_uevent_env(kobj, action, envp) is KVM's @event ("EVENT=create")
+ * when kobj is /dev/kvm's (the misc device "kvm") and the action
+ * KOBJ_CHANGE; *pid is then the VM's creator, from "PID=", or 0.
+ */
+static bool kc_kvm_uevent(struct pt_regs *regs, const char *event, pid_t *pid)
+{
+	struct kobject *kobj =
+		(struct kobject *)regs_get_kernel_argument(regs, 0);
+	char **envp = (char **)regs_get_kernel_argument(regs, 2);
+	const char *name, *parent;
+	bool found = false;
+	unsigned int i;
+
+	if (regs_get_kernel_argument(regs, 1) != KOBJ_CHANGE || !envp ||
+	    !kobj->parent)
+		return false;
+	name = kobject_name(kobj);
+	parent = kobject_name(kobj->parent);
+	if (!name || strcmp(name, "kvm") || !parent || strcmp(parent, "misc"))
+		return false;
+	*pid = 0;
+	for (i = 0; i < KC_UEVENT_VARS && envp[i]; i++) {
+		if (!strcmp(envp[i], event))
+			found = true;
+		else if (str_has_prefix(envp[i], "PID=") &&
+			 kstrtoint(envp[i] + 4, 10, pid))
+			*pid = 0;
+	}
+	return found;
+}
+
+/*
+ * The create uevent of a traced process's VM: its creator's pid is marked,
+ * once for each such VM, for the destroy uevent to find.
+ */
+static bool kc_want_uevent_create(struct kc_kret *k,
+				  struct kretprobe_instance *ri,
+				  struct pt_regs *regs)
+{
+	pid_t pid;
+
+	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
+
+	if (!kc_kvm_uevent(regs, "EVENT=create", &pid) || !kc_traced())
+		return false;
+	if (pid)
+		kc_pair_inc(KC_PAIR_UEVENT, pid, ktime_get_ns());
+	d->vm_by = KC_VM_BY_CREATING;
+	return true;
+}
+
+/*
+ * The destroy uevent runs in whichever task puts the VM's last reference,
+ * a kworker as well as the VMM: it is a traced VM's if its creator's pid
+ * was marked. The mark goes whatever enable says, as kvm_vm_release's.
+ */
+static bool kc_want_uevent_destroy(struct kc_kret *k,
+				   struct kretprobe_instance *ri,
+				   struct pt_regs *regs)
+{
+	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
+	bool marked;
+	pid_t pid;
+
+	if (!kc_kvm_uevent(regs, "EVENT=destroy", &pid))
+		return false;
+	marked = pid && kc_pair_dec(KC_PAIR_UEVENT, pid);
+	d->vm = pid;
+	d->vm_by = KC_VM_BY_CREATOR;
+	return READ_ONCE(kc_enabled) && (marked || kc_filter_all());
+}
+
+/*
+ * mmu_notifier_unregister(mn, mm), KVM's in kvm_destroy_vm: the notifier is
+ * embedded in the struct kvm (only compared, never read, if it is another's),
+ * and the VM is destroyed once it returns.
+ */
+static bool kc_want_mn_unregister(struct kc_kret *k,
+				  struct kretprobe_instance *ri,
+				  struct pt_regs *regs)
+{
+	struct mmu_notifier *mn =
+		(struct mmu_notifier *)regs_get_kernel_argument(regs, 0);
+
+	if (!kc_traced())
+		return false;
+	kc_for_vm(ri, container_of(mn, struct kvm, mmu_notifier));
+	return true;
+}
+
+static bool kc_done_mn_unregister(struct kretprobe_instance *ri,
+				  struct pt_regs *regs, u64 value)
+{
+	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
+
+	kc_vm_destroyed(d->vm);
+	return true;
+}
+
 /* The kretprobes whose hooks are not kc_want_traced() alone. */
 static const struct kc_kret_ops kc_kret_ops[KC_NR_KRETPROBES] = {
-	[KC_KRET_KVM_DEV_IOCTL] = { kc_want_create_vm, NULL },
-	[KC_KRET_IRQ_BYPASS_REGISTER] = { kc_want_traced, kc_done_register },
+	[KC_KRET_KVM_DEV_IOCTL] = { kc_want_create_vm, kc_done_create_vm },
+	[KC_KRET_KVM_ARCH_INIT_VM] = { kc_want_init_vm, NULL },
+	[KC_KRET_IRQ_BYPASS_REGISTER] = { kc_want_register, kc_done_register },
+	[KC_KRET_KVM_DESTROY_VM] = { kc_want_traced_kvm, NULL },
+	[KC_KRET_KVM_DESTROY_VCPUS] = { kc_want_traced_kvm, NULL },
+	[KC_KRET_KVM_MMU_TEARDOWN] = { kc_want_traced_kvm, NULL },
 	[KC_KRET_EXIT_FILES] = { kc_want_traced, kc_done_exit_files },
 	[KC_KRET_KVM_VM_RELEASE] = { kc_want_vm_release, kc_done_vm_release },
 	[KC_KRET_KVM_IRQFD] = { kc_want_irqfd, NULL },
 	[KC_KRET_IRQ_BYPASS_UNREGISTER] = { kc_want_unregister,
 					    kc_done_unregister },
+	[KC_KRET_KVM_VM_IOCTL] = { kc_want_vcpu_create, NULL },
+	[KC_KRET_FIRST_RUN] = { kc_want_first_run, kc_done_first_run,
+				kc_first_run_stands },
+	[KC_KRET_UEVENT_CREATE] = { kc_want_uevent_create, NULL },
+	[KC_KRET_UEVENT_DESTROY] = { kc_want_uevent_destroy, NULL },
+	[KC_KRET_MMU_NOTIFIER_UNREGISTER] = { kc_want_mn_unregister,
+					      kc_done_mn_unregister },
 };
 
 /* One per row of KC_KRETPROBES, filled from the table by kc_krets_init(). */
@@ -224,6 +495,8 @@ static int kc_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 
 	this_cpu_inc(*k->hits);
+	d->vm = 0;
+	d->vm_by = KC_VM_BY_TGID;
 	if (!k->ops.want(k, ri, regs))
 		return 1;
 	d->start = ktime_get_ns();
@@ -238,8 +511,24 @@ static int kc_kret_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 	u64 value = kc_to_unit(ktime_get_ns() - d->start);
 
-	if (!k->ops.done || k->ops.done(ri, value))
-		kc_hist_record(k->metric, value);
+	if (k->ops.done && !k->ops.done(ri, regs, value))
+		return 0;
+	kc_hist_record(k->metric, value);
+	/* The same value, to the VM's record. */
+	switch (d->vm_by) {
+	case KC_VM_BY_TGID:
+		kc_vm_stage_tgid(current->tgid, k->metric, value);
+		break;
+	case KC_VM_BY_KVM:
+		kc_vm_stage_kvm(d->vm, k->metric, value);
+		break;
+	case KC_VM_BY_CREATING:
+		kc_vm_stage_creating(current->tgid, k->metric, value);
+		break;
+	case KC_VM_BY_CREATOR:
+		kc_vm_stage_creator(d->vm, k->metric, value);
+		break;
+	}
 	return 0;
 }
 
@@ -272,6 +561,9 @@ static int kc_kret_attach(struct kc_kret *k)
 	int err = -ENOENT;
 
 	for (c = 0; k->symbols[c] && err == -ENOENT; c++) {
+		if (k->ops.stands && !k->ops.stands(c))
+			continue;
+		k->cand = c;
 		for (i = 0; i < ARRAY_SIZE(kc_clone_suffixes); i++) {
 			snprintf(k->symbol, sizeof(k->symbol), "%s%s",
 				 k->symbols[c], kc_clone_suffixes[i]);

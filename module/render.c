@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * render.c - the text of the read-only debugfs files: bpftrace's format
- * (all, hist/<metric>), the summary, counters, probes, checks and the
- * versioned raw snapshot. What a file shows is read once, here, in process
- * context, into the reader's struct kc_read; the rules of the text are
- * kvmchurn_rules.h's, which the client applies too.
+ * (all, hist/<metric>), the summary, counters, probes, checks, the
+ * versioned raw snapshot and the per-VM records (vms). What a file shows is
+ * read once, here, in process context, into the reader's struct kc_read;
+ * the rules of the text are kvmchurn_rules.h's, which the client applies too.
  */
 #include <linux/cpumask.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 
 #include "kvmchurn.h"
 
@@ -61,7 +64,7 @@ int kc_show_all(struct seq_file *m, struct kc_read *rd)
 	for (i = 0; i < KC_NR_MAPS; i++) {
 		const struct kc_map *map = &rd->maps[i];
 
-		if (!map->total)
+		if (!kc_map_printed(map))
 			continue;
 		if (map->is_hist) {
 			kc_hist_snapshot(map->index, &rd->snap);
@@ -123,13 +126,13 @@ int kc_show_probes(struct seq_file *m, struct kc_read *rd)
 	unsigned int i;
 
 	kc_read_probes(rd);
-	seq_printf(m, "%-21s %-10s %-31s %-18s %12s %8s\n", "metric", "kind",
-		   "symbol", "state", "hits", "missed");
+	seq_printf(m, "%-*s %-10s %-31s %-18s %12s %8s\n", KC_METRIC_COL,
+		   "metric", "kind", "symbol", "state", "hits", "missed");
 	for (i = 0; i < KC_NR_PROBES; i++) {
 		const struct kc_probe_status *st = &rd->probes[i];
 
-		seq_printf(m, "%-21s %-10s %-31s %-18s %12llu %8llu\n",
-			   st->metric, st->kind, st->symbol, st->state,
+		seq_printf(m, "%-*s %-10s %-31s %-18s %12llu %8llu\n",
+			   KC_METRIC_COL, st->metric, st->kind, st->symbol, st->state,
 			   st->hits, st->missed);
 	}
 	kc_pairs_stats(&ps);
@@ -152,6 +155,7 @@ int kc_show_memory(struct seq_file *m, struct kc_read *rd)
 	kc_filter_mem(&mem);
 	kc_kretprobes_mem(&mem);
 	kc_tracepoints_mem(&mem);
+	kc_vms_mem(&mem);
 	seq_printf(m, "possible_cpus %u\n", cpus);
 	seq_printf(m, "percpu_per_cpu %zu\n", mem.percpu);
 	seq_printf(m, "percpu %zu\n", mem.percpu * cpus);
@@ -236,5 +240,53 @@ int kc_show_raw(struct seq_file *m, struct kc_read *rd)
 	kc_pairs_stats(&ps);
 	seq_printf(m, KC_RAW_PAIRS "\t%u\t%u\t%llu\t%llu\t%u\n", ps.capacity,
 		   ps.used, ps.dropped, ps.aged, kc_pairs_count(KC_PAIR_EXIT));
+	return 0;
+}
+
+static void kc_show_vm(struct seq_file *m, const char *list,
+		       const struct kc_vm *vm)
+{
+	u32 nsec;
+	u64 sec = div_u64_rem(vm->created, NSEC_PER_SEC, &nsec);
+	unsigned int i;
+
+	seq_printf(m, KC_VMS_VM "\t%s\t%d\t%s\t%llu.%09u", list, vm->tgid,
+		   vm->comm, sec, nsec);
+	for (i = 0; i < KC_NR_METRICS; i++) {
+		if (vm->count[i])
+			seq_printf(m, "\t%u:%llu", vm->count[i], vm->sum[i]);
+		else
+			seq_puts(m, "\t" KC_VMS_ABSENT);
+	}
+	seq_putc(m, '\n');
+}
+
+int kc_show_vms(struct seq_file *m)
+{
+	struct kc_vms_params p;
+	struct kc_vms_stats st;
+	unsigned int i, nlast, nslow;
+	struct kc_vm *vms;
+
+	kc_vms_params(&p);
+	vms = kvmalloc_array(p.last + p.slowest, sizeof(*vms), GFP_KERNEL);
+	if (!vms)
+		return -ENOMEM;
+	kc_vms_snapshot(vms, &nlast, &nslow, &st);
+	seq_printf(m, "%s %d\n", KC_VMS_MAGIC, KC_VMS_VERSION);
+	seq_printf(m, KC_VMS_UNIT "\t%s\n", kc_unit_name());
+	seq_printf(m, KC_VMS_PARAMS "\t%u\t%u\t%u\n", p.last, p.slowest,
+		   p.live);
+	seq_printf(m, KC_VMS_STATS "\t%llu\t%llu\t%llu\t%u\n", st.finished,
+		   st.last_evicted, st.live_evicted, st.live);
+	seq_puts(m, KC_VMS_FIELDS "\tlist\ttgid\tcomm\tcreated");
+	for (i = 0; i < KC_NR_METRICS; i++)
+		seq_printf(m, "\t%s", kc_metric_name(i));
+	seq_putc(m, '\n');
+	for (i = 0; i < nlast; i++)
+		kc_show_vm(m, KC_VMS_LAST, &vms[i]);
+	for (i = 0; i < nslow; i++)
+		kc_show_vm(m, KC_VMS_SLOWEST, &vms[nlast + i]);
+	kvfree(vms);
 	return 0;
 }

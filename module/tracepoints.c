@@ -103,29 +103,44 @@ static void kc_tp_sched_process_exit(KC_SCHED_PROCESS_EXIT_PROTO)
 	now = ktime_get_ns();
 	kc_count(KC_C_EXIT);
 	/* The signal entry stays until the free, so later threads are not first. */
-	if (kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_CLAIM, &start))
-		kc_hist_record(KC_M_SIGNAL_TO_EXIT, kc_to_unit(now - start));
+	if (kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_CLAIM, &start)) {
+		u64 v = kc_to_unit(now - start);
+
+		kc_hist_record(KC_M_SIGNAL_TO_EXIT, v);
+		kc_vm_stage_tgid(p->tgid, KC_M_SIGNAL_TO_EXIT, v);
+	}
 	kc_pair_add(KC_PAIR_EXIT, p->pid, now, true);
 }
 
-/* Runs from an RCU callback for every task on the host: keep it short. */
+/*
+ * Runs from an RCU callback for every task on the host: keep it short. The
+ * leader goes last: its threads have all been through exit_files, and its
+ * VMs' records are complete.
+ */
 static void kc_tp_sched_process_free(void *data, struct task_struct *p)
 {
-	u64 start, files;
+	bool leader = p->pid == p->tgid, exited;
+	u64 start, v;
 
 	kc_tp_hit(KC_TP_SCHED_PROCESS_FREE);
-	/* The leader goes last: its threads have all been through exit_files. */
-	if (p->pid == p->tgid) {
+	if (leader) {
 		kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_TAKE, NULL);
-		if (kc_pair_take_max(KC_PAIR_FILES, p->tgid, &files) &&
-		    READ_ONCE(kc_enabled))
-			kc_hist_record(KC_M_EXIT_FILES, files);
+		if (kc_pair_take_max(KC_PAIR_FILES, p->tgid, &v) &&
+		    READ_ONCE(kc_enabled)) {
+			kc_hist_record(KC_M_EXIT_FILES, v);
+			kc_vm_stage_tgid(p->tgid, KC_M_EXIT_FILES, v);
+		}
 	}
-	if (!kc_pair_get(KC_PAIR_EXIT, p->pid, KC_PAIR_TAKE, &start) ||
-	    !READ_ONCE(kc_enabled))
-		return;
-	kc_count(KC_C_REAP);
-	kc_hist_record(KC_M_EXIT_TO_REAP, kc_to_unit(ktime_get_ns() - start));
+	exited = kc_pair_get(KC_PAIR_EXIT, p->pid, KC_PAIR_TAKE, &start);
+	if (exited && READ_ONCE(kc_enabled)) {
+		v = kc_to_unit(ktime_get_ns() - start);
+		kc_count(KC_C_REAP);
+		kc_hist_record(KC_M_EXIT_TO_REAP, v);
+		kc_vm_stage_tgid(p->tgid, KC_M_EXIT_TO_REAP, v);
+	}
+	/* Whatever enable says, so that no record outlives its process. */
+	if (leader && (exited || kc_filter_match(p)))
+		kc_vm_reaped(p->tgid);
 }
 
 static void kc_reclaim_begin(unsigned int id, enum kc_pair_kind kind)
@@ -138,12 +153,15 @@ static void kc_reclaim_begin(unsigned int id, enum kc_pair_kind kind)
 static void kc_reclaim_end(unsigned int id, enum kc_pair_kind kind,
 			   enum kc_metric metric)
 {
-	u64 start;
+	u64 start, v;
 
 	kc_tp_hit(id);
-	if (kc_pair_get(kind, current->pid, KC_PAIR_TAKE, &start) &&
-	    READ_ONCE(kc_enabled))
-		kc_hist_record(metric, kc_to_unit(ktime_get_ns() - start));
+	if (!kc_pair_get(kind, current->pid, KC_PAIR_TAKE, &start) ||
+	    !READ_ONCE(kc_enabled))
+		return;
+	v = kc_to_unit(ktime_get_ns() - start);
+	kc_hist_record(metric, v);
+	kc_vm_stage_tgid(current->tgid, metric, v);
 }
 
 static void kc_tp_mm_vmscan_direct_reclaim_begin(KC_RECLAIM_BEGIN_PROTO)

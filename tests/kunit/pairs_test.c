@@ -371,6 +371,33 @@ static void kc_pairs_max_take(struct kunit *test)
 	kc_expect_stats(test, 0, 0, 0);
 }
 
+/* A count an entry: one more each inc, gone when dec takes the last. */
+static void kc_pairs_inc_dec(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, kc_pair_dec(KC_PAIR_UEVENT, 42));
+	kc_pair_inc(KC_PAIR_UEVENT, 42, 100);
+	kc_pair_inc(KC_PAIR_UEVENT, 42, 200);
+	KUNIT_EXPECT_EQ(test, kc_pairs_count(KC_PAIR_UEVENT), 1U);
+	/* The entry keeps the time it was added at. */
+	kc_expect_entry(test, KC_PAIR_UEVENT, 42, true, 100);
+	KUNIT_EXPECT_TRUE(test, kc_pair_dec(KC_PAIR_UEVENT, 42));
+	kc_expect_entry(test, KC_PAIR_UEVENT, 42, true, 100);
+	KUNIT_EXPECT_TRUE(test, kc_pair_dec(KC_PAIR_UEVENT, 42));
+	kc_expect_entry(test, KC_PAIR_UEVENT, 42, false, 0);
+	KUNIT_EXPECT_FALSE(test, kc_pair_dec(KC_PAIR_UEVENT, 42));
+
+	/* Kinds do not mix. */
+	kc_pair_inc(KC_PAIR_UEVENT, 7, 10);
+	KUNIT_EXPECT_FALSE(test, kc_pair_dec(KC_PAIR_VM, 7));
+	KUNIT_EXPECT_TRUE(test, kc_pair_dec(KC_PAIR_UEVENT, 7));
+
+	/* A full bucket drops the count, and counts the drop. */
+	kc_fill(test, KC_PAIR_VM);
+	kc_pair_inc(KC_PAIR_UEVENT, 9, KC_TEST_T0 + 100);
+	kc_expect_stats(test, KC_PAIR_WAYS, 1, 0);
+	KUNIT_EXPECT_FALSE(test, kc_pair_dec(KC_PAIR_UEVENT, 9));
+}
+
 static void kc_pairs_count_kinds(struct kunit *test)
 {
 	unsigned int i;
@@ -623,6 +650,7 @@ static struct kunit_case kc_pairs_cases[] = {
 	KUNIT_CASE(kc_pairs_ageing),
 	KUNIT_CASE(kc_pairs_older_insert_keeps_live),
 	KUNIT_CASE(kc_pairs_max_take),
+	KUNIT_CASE(kc_pairs_inc_dec),
 	KUNIT_CASE(kc_pairs_count_kinds),
 	KUNIT_CASE_SLOW(kc_pairs_concurrent),
 	{}

@@ -79,6 +79,10 @@ static void kc_render_test_exit(struct kunit *test)
 	}
 }
 
+/* `all` with nothing recorded: bpftrace's count() maps without a key. */
+#define KC_ZERO_COUNTERS \
+	"@n_exit: 0\n@n_reap: 0\n@n_sigkill: 0\n@n_sigterm: 0\n"
+
 /*
  * What was written since the last kc_seq_reset() is @want, byte for byte:
  * a failure names the first line that differs.
@@ -270,6 +274,7 @@ static void kc_render_all_known(struct kunit *test)
 		       "@n_irqbypass[unregister]: 10\n"
 		       "@n_reap: 1\n"
 		       "@n_sigkill: 1\n"
+		       "@n_sigterm: 0\n"
 		       "@us_exit_mmap:\x20\n"
 		       "[1]                    1 |@                                                   |\n"
 		       "[2, 4)                 2 |@@                                                  |\n"
@@ -297,12 +302,17 @@ static void kc_render_all_empty(struct kunit *test)
 {
 	struct kc_render_ctx *ctx = test->priv;
 
+	/* As bpftrace: a count() without a key prints even at 0. */
 	kc_show_all(&ctx->m, ctx->rd);
-	kc_expect_text(test, "");
+	kc_expect_text(test, KC_ZERO_COUNTERS);
 	/* Only a counter. */
 	kc_count(KC_C_SIGTERM);
 	kc_show_all(&ctx->m, ctx->rd);
-	kc_expect_text(test, "@n_sigterm: 1\n");
+	kc_expect_text(test,
+		       "@n_exit: 0\n"
+		       "@n_reap: 0\n"
+		       "@n_sigkill: 0\n"
+		       "@n_sigterm: 1\n");
 }
 
 /* The keys of one map by their totals, smallest first. */
@@ -317,13 +327,39 @@ static void kc_render_all_keys(struct kunit *test)
 	kc_hist_record(KC_M_IRQBYPASS_UNREGISTER, 7);
 	kc_show_all(&ctx->m, ctx->rd);
 	kc_expect_text(test,
+		       "@n_exit: 0\n"
 		       "@n_irqbypass[unregister]: 2\n"
 		       "@n_irqbypass[register]: 3\n"
+		       "@n_reap: 0\n"
+		       "@n_sigkill: 0\n"
+		       "@n_sigterm: 0\n"
 		       "@us_irqbypass[register]:\x20\n"
 		       "[4, 8)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		       "\n"
 		       "@us_irqbypass[unregister]:\x20\n"
 		       "[4, 8)                 2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		       "\n");
+}
+
+/* kvmchurn's maps come after all of the seed's, by name among themselves. */
+static void kc_render_all_added(struct kunit *test)
+{
+	struct kc_render_ctx *ctx = test->priv;
+
+	kc_hist_record(KC_M_VCPU_CREATE, 40);
+	kc_hist_record(KC_M_UEVENT_DESTROY, 9);
+	kc_hist_record(KC_M_STAGE2_DESTROY, 3);
+	kc_show_all(&ctx->m, ctx->rd);
+	kc_expect_text(test,
+		       KC_ZERO_COUNTERS
+		       "@us_stage2_destroy:\x20\n"
+		       "[2, 4)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		       "\n"
+		       "@us_uevent_destroy:\x20\n"
+		       "[8, 16)                1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		       "\n"
+		       "@us_vcpu_create:\x20\n"
+		       "[32, 64)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		       "\n");
 }
 
@@ -334,42 +370,52 @@ static void kc_render_summary_known(struct kunit *test)
 	kc_known_state();
 	kc_show_summary(&ctx->m, ctx->rd);
 	kc_expect_text(test,
-		       "metric                    count         avg         p50         p90         p99         max  nmissed  unit\n"
-		       "kvm_create_vm                 1        1000         960         960         960        1000        0  us  off\n"
-		       "irqbypass_register           12           0           0           0           0           0        0  us  off\n"
-		       "signal_to_exit                1 18446744073709551615 281474976710655 281474976710655 281474976710655 281474976710655        0  us  off\n"
-		       "exit_to_reap                  0           -           -           -           -           -        0  us  off\n"
-		       "exit_files                    0           -           -           -           -           -        0  us  off\n"
-		       "exit_mmap                   100          50          50          90         100         100        0  us  off\n"
-		       "kvm_vm_release                0           -           -           -           -           -        0  us  off\n"
-		       "kvm_destroy_vm                0           -           -           -           -           -        0  us  off\n"
-		       "kvm_destroy_vcpus             0           -           -           -           -           -        0  us  off\n"
-		       "stage2_destroy                0           -           -           -           -           -        0  us  off\n"
-		       "kvm_mmu_teardown              0           -           -           -           -           -        0  us  off\n"
-		       "irqbypass_unregister         10           5           6           6           6           6        0  us  off\n"
-		       "reclaim_direct                0           -           -           -           -           -        0  us  off\n"
-		       "reclaim_memcg                 0           -           -           -           -           -        0  us  off\n");
+		       "metric                      count         avg         p50         p90         p99         max  nmissed  unit\n"
+		       "kvm_create_vm                   1        1000         960         960         960        1000        0  us  off\n"
+		       "irqbypass_register             12           0           0           0           0           0        0  us  off\n"
+		       "signal_to_exit                  1 18446744073709551615 281474976710655 281474976710655 281474976710655 281474976710655        0  us  off\n"
+		       "exit_to_reap                    0           -           -           -           -           -        0  us  off\n"
+		       "exit_files                      0           -           -           -           -           -        0  us  off\n"
+		       "exit_mmap                     100          50          50          90         100         100        0  us  off\n"
+		       "kvm_vm_release                  0           -           -           -           -           -        0  us  off\n"
+		       "kvm_destroy_vm                  0           -           -           -           -           -        0  us  off\n"
+		       "kvm_destroy_vcpus               0           -           -           -           -           -        0  us  off\n"
+		       "stage2_destroy                  0           -           -           -           -           -        0  us  off\n"
+		       "kvm_mmu_teardown                0           -           -           -           -           -        0  us  off\n"
+		       "irqbypass_unregister           10           5           6           6           6           6        0  us  off\n"
+		       "reclaim_direct                  0           -           -           -           -           -        0  us  off\n"
+		       "reclaim_memcg                   0           -           -           -           -           -        0  us  off\n"
+		       "vcpu_create                     0           -           -           -           -           -        0  us  off\n"
+		       "first_run_setup                 0           -           -           -           -           -        0  us  off\n"
+		       "uevent_create                   0           -           -           -           -           -        0  us  off\n"
+		       "uevent_destroy                  0           -           -           -           -           -        0  us  off\n"
+		       "mmu_notifier_unregister         0           -           -           -           -           -        0  us  off\n");
 }
 
 /* summary with nothing recorded, every probe off (none is set up here) */
 static void kc_expect_summary_empty(struct kunit *test)
 {
 	kc_expect_text(test,
-		       "metric                    count         avg         p50         p90         p99         max  nmissed  unit\n"
-		       "kvm_create_vm                 0           -           -           -           -           -        0  us  off\n"
-		       "irqbypass_register            0           -           -           -           -           -        0  us  off\n"
-		       "signal_to_exit                0           -           -           -           -           -        0  us  off\n"
-		       "exit_to_reap                  0           -           -           -           -           -        0  us  off\n"
-		       "exit_files                    0           -           -           -           -           -        0  us  off\n"
-		       "exit_mmap                     0           -           -           -           -           -        0  us  off\n"
-		       "kvm_vm_release                0           -           -           -           -           -        0  us  off\n"
-		       "kvm_destroy_vm                0           -           -           -           -           -        0  us  off\n"
-		       "kvm_destroy_vcpus             0           -           -           -           -           -        0  us  off\n"
-		       "stage2_destroy                0           -           -           -           -           -        0  us  off\n"
-		       "kvm_mmu_teardown              0           -           -           -           -           -        0  us  off\n"
-		       "irqbypass_unregister          0           -           -           -           -           -        0  us  off\n"
-		       "reclaim_direct                0           -           -           -           -           -        0  us  off\n"
-		       "reclaim_memcg                 0           -           -           -           -           -        0  us  off\n");
+		       "metric                      count         avg         p50         p90         p99         max  nmissed  unit\n"
+		       "kvm_create_vm                   0           -           -           -           -           -        0  us  off\n"
+		       "irqbypass_register              0           -           -           -           -           -        0  us  off\n"
+		       "signal_to_exit                  0           -           -           -           -           -        0  us  off\n"
+		       "exit_to_reap                    0           -           -           -           -           -        0  us  off\n"
+		       "exit_files                      0           -           -           -           -           -        0  us  off\n"
+		       "exit_mmap                       0           -           -           -           -           -        0  us  off\n"
+		       "kvm_vm_release                  0           -           -           -           -           -        0  us  off\n"
+		       "kvm_destroy_vm                  0           -           -           -           -           -        0  us  off\n"
+		       "kvm_destroy_vcpus               0           -           -           -           -           -        0  us  off\n"
+		       "stage2_destroy                  0           -           -           -           -           -        0  us  off\n"
+		       "kvm_mmu_teardown                0           -           -           -           -           -        0  us  off\n"
+		       "irqbypass_unregister            0           -           -           -           -           -        0  us  off\n"
+		       "reclaim_direct                  0           -           -           -           -           -        0  us  off\n"
+		       "reclaim_memcg                   0           -           -           -           -           -        0  us  off\n"
+		       "vcpu_create                     0           -           -           -           -           -        0  us  off\n"
+		       "first_run_setup                 0           -           -           -           -           -        0  us  off\n"
+		       "uevent_create                   0           -           -           -           -           -        0  us  off\n"
+		       "uevent_destroy                  0           -           -           -           -           -        0  us  off\n"
+		       "mmu_notifier_unregister         0           -           -           -           -           -        0  us  off\n");
 }
 
 static void kc_render_summary_empty(struct kunit *test)
@@ -402,21 +448,26 @@ static void kc_render_unit_ns(struct kunit *test)
 		       "\n");
 	kc_show_summary(&ctx->m, ctx->rd);
 	kc_expect_text(test,
-		       "metric                    count         avg         p50         p90         p99         max  nmissed  unit\n"
-		       "kvm_create_vm                 0           -           -           -           -           -        0  ns  off\n"
-		       "irqbypass_register            0           -           -           -           -           -        0  ns  off\n"
-		       "signal_to_exit                0           -           -           -           -           -        0  ns  off\n"
-		       "exit_to_reap                  0           -           -           -           -           -        0  ns  off\n"
-		       "exit_files                    0           -           -           -           -           -        0  ns  off\n"
-		       "exit_mmap                   100          50          50          90         100         100        0  ns  off\n"
-		       "kvm_vm_release                0           -           -           -           -           -        0  ns  off\n"
-		       "kvm_destroy_vm                0           -           -           -           -           -        0  ns  off\n"
-		       "kvm_destroy_vcpus             0           -           -           -           -           -        0  ns  off\n"
-		       "stage2_destroy                0           -           -           -           -           -        0  ns  off\n"
-		       "kvm_mmu_teardown              0           -           -           -           -           -        0  ns  off\n"
-		       "irqbypass_unregister          0           -           -           -           -           -        0  ns  off\n"
-		       "reclaim_direct                0           -           -           -           -           -        0  ns  off\n"
-		       "reclaim_memcg                 0           -           -           -           -           -        0  ns  off\n");
+		       "metric                      count         avg         p50         p90         p99         max  nmissed  unit\n"
+		       "kvm_create_vm                   0           -           -           -           -           -        0  ns  off\n"
+		       "irqbypass_register              0           -           -           -           -           -        0  ns  off\n"
+		       "signal_to_exit                  0           -           -           -           -           -        0  ns  off\n"
+		       "exit_to_reap                    0           -           -           -           -           -        0  ns  off\n"
+		       "exit_files                      0           -           -           -           -           -        0  ns  off\n"
+		       "exit_mmap                     100          50          50          90         100         100        0  ns  off\n"
+		       "kvm_vm_release                  0           -           -           -           -           -        0  ns  off\n"
+		       "kvm_destroy_vm                  0           -           -           -           -           -        0  ns  off\n"
+		       "kvm_destroy_vcpus               0           -           -           -           -           -        0  ns  off\n"
+		       "stage2_destroy                  0           -           -           -           -           -        0  ns  off\n"
+		       "kvm_mmu_teardown                0           -           -           -           -           -        0  ns  off\n"
+		       "irqbypass_unregister            0           -           -           -           -           -        0  ns  off\n"
+		       "reclaim_direct                  0           -           -           -           -           -        0  ns  off\n"
+		       "reclaim_memcg                   0           -           -           -           -           -        0  ns  off\n"
+		       "vcpu_create                     0           -           -           -           -           -        0  ns  off\n"
+		       "first_run_setup                 0           -           -           -           -           -        0  ns  off\n"
+		       "uevent_create                   0           -           -           -           -           -        0  ns  off\n"
+		       "uevent_destroy                  0           -           -           -           -           -        0  ns  off\n"
+		       "mmu_notifier_unregister         0           -           -           -           -           -        0  ns  off\n");
 }
 
 static void kc_render_counters(struct kunit *test)
@@ -572,6 +623,11 @@ static void kc_render_raw_known(struct kunit *test)
 		"hist\tirqbypass_unregister\t10\t56\t6\t5:4,6:6\n"
 		"hist\treclaim_direct\t0\t0\t0\t-\n"
 		"hist\treclaim_memcg\t0\t0\t0\t-\n"
+		"hist\tvcpu_create\t0\t0\t0\t-\n"
+		"hist\tfirst_run_setup\t0\t0\t0\t-\n"
+		"hist\tuevent_create\t0\t0\t0\t-\n"
+		"hist\tuevent_destroy\t0\t0\t0\t-\n"
+		"hist\tmmu_notifier_unregister\t0\t0\t0\t-\n"
 		"counter\tsigterm\t0\n"
 		"counter\tsigkill\t1\n"
 		"counter\texit\t1\n"
@@ -589,6 +645,11 @@ static void kc_render_raw_known(struct kunit *test)
 		"probe\tkvm_mmu_teardown\tkretprobe\tkvm_arch_flush_shadow_all\toff\n"
 		"probe\tirqbypass_unregister\tkretprobe\tkvm_irqfd\toff\n"
 		"probe\tirqbypass_unregister\tkretprobe\tirq_bypass_unregister_consumer\toff\n"
+		"probe\tvcpu_create\tkretprobe\tkvm_vm_ioctl\toff\n"
+		"probe\tfirst_run_setup\tkretprobe\tkvm_arch_vcpu_run_pid_change\toff\n"
+		"probe\tuevent_create\tkretprobe\tkobject_uevent_env\toff\n"
+		"probe\tuevent_destroy\tkretprobe\tkobject_uevent_env\toff\n"
+		"probe\tmmu_notifier_unregister\tkretprobe\tmmu_notifier_unregister\toff\n"
 		"probe\tsignal_to_exit\ttracepoint\tsignal_deliver\toff\n"
 		"probe\texit_to_reap\ttracepoint\tsched_process_exit\toff\n"
 		"probe\texit_to_reap\ttracepoint\tsched_process_free\toff\n"
@@ -652,6 +713,11 @@ static void kc_render_probes_unregistered(struct kunit *test)
 		{ KC_M_KVM_MMU_TEARDOWN, "kvm_arch_flush_shadow_all" },
 		{ KC_M_IRQBYPASS_UNREGISTER, "kvm_irqfd" },
 		{ KC_M_IRQBYPASS_UNREGISTER, "irq_bypass_unregister_consumer" },
+		{ KC_M_VCPU_CREATE, "kvm_vm_ioctl" },
+		{ KC_M_FIRST_RUN_SETUP, "kvm_arch_vcpu_run_pid_change" },
+		{ KC_M_UEVENT_CREATE, "kobject_uevent_env" },
+		{ KC_M_UEVENT_DESTROY, "kobject_uevent_env" },
+		{ KC_M_MMU_NOTIFIER_UNREGISTER, "mmu_notifier_unregister" },
 	}, tps[] = {
 		{ KC_M_SIGNAL_TO_EXIT, "signal_deliver" },
 		{ KC_M_EXIT_TO_REAP, "sched_process_exit" },
@@ -737,7 +803,8 @@ static void kc_render_every_row(struct kunit *test)
 
 	kc_show_summary(&ctx->m, ctx->rd);
 	for (i = 0; i < KC_NR_METRICS; i++) {
-		snprintf(head, sizeof(head), "%-21s %9u", kc_metric_name(i), 1);
+		snprintf(head, sizeof(head), "%-*s %9u", KC_METRIC_COL,
+			 kc_metric_name(i), 1);
 		KUNIT_EXPECT_TRUE_MSG(test, kc_has_line(ctx, head),
 				      "summary: %s", kc_metric_name(i));
 	}
@@ -770,7 +837,7 @@ static void kc_render_every_row(struct kunit *test)
 	for (i = 0; i < KC_NR_PROBES; i++) {
 		const struct kc_probe_desc *d = kc_probe_desc(i);
 
-		snprintf(head, sizeof(head), "%-21s %-10s %-31s ",
+		snprintf(head, sizeof(head), "%-*s %-10s %-31s ", KC_METRIC_COL,
 			 kc_metric_name(d->metric), d->kind, d->symbols[0]);
 		KUNIT_EXPECT_TRUE_MSG(test, kc_has_line(ctx, head),
 				      "probes: %s", d->symbols[0]);
@@ -786,7 +853,7 @@ static void kc_render_after_reset(struct kunit *test)
 	kc_known_state();
 	kc_hist_reset();
 	kc_show_all(&ctx->m, ctx->rd);
-	kc_expect_text(test, "");
+	kc_expect_text(test, KC_ZERO_COUNTERS);
 	kc_show_hist(&ctx->m, KC_M_EXIT_MMAP, ctx->rd);
 	kc_expect_text(test, "");
 	kc_show_summary(&ctx->m, ctx->rd);
@@ -798,6 +865,9 @@ static void kc_render_after_reset(struct kunit *test)
 	kc_show_all(&ctx->m, ctx->rd);
 	kc_expect_text(test,
 		       "@n_exit: 1\n"
+		       "@n_reap: 0\n"
+		       "@n_sigkill: 0\n"
+		       "@n_sigterm: 0\n"
 		       "@us_kvm_create_vm:\x20\n"
 		       "[512, 1K)              1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		       "\n");
@@ -810,6 +880,7 @@ static struct kunit_case kc_render_cases[] = {
 	KUNIT_CASE(kc_render_all_known),
 	KUNIT_CASE(kc_render_all_empty),
 	KUNIT_CASE(kc_render_all_keys),
+	KUNIT_CASE(kc_render_all_added),
 	KUNIT_CASE(kc_render_summary_known),
 	KUNIT_CASE(kc_render_summary_empty),
 	KUNIT_CASE(kc_render_unit_ns),

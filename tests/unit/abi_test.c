@@ -373,6 +373,20 @@ static void test_table(void)
 	for (m = 0, bad = 0; m < KC_NR_METRICS; m++)
 		bad += !probes[m];
 	check(!bad, "every metric has a probe");
+	for (m = 0, bad = 0, n = 0; m < KC_NR_METRICS; m++) {
+		size_t len = strlen(kc_metric_name(m));
+
+		bad += len > KC_METRIC_COL;
+		n += len == KC_METRIC_COL;
+	}
+	check(!bad && n, "KC_METRIC_COL is the longest metric name's length");
+	for (m = 0, n = 0; m < KC_NR_METRICS; m++)
+		n += kc_metric_desc(m)->origin == KC_ORIGIN_ADDED;
+	/* the seed has 13 histograms: kvm_create_vm ... reclaim_memcg */
+	check(n == 6 && KC_NR_METRICS - n == 13, "13 of the seed's rows, 6 added: %u added", n);
+	check(!strcmp(kc_origin_name(KC_ORIGIN_SEED), "seed") &&
+	      !strcmp(kc_origin_name(KC_ORIGIN_ADDED), "added") &&
+	      !strcmp(kc_origin_name(KC_NR_ORIGINS), "?"), "origin names");
 	check(!strcmp(kc_probe_desc(KC_NR_KRETPROBES)->kind, "tracepoint") &&
 	      !strcmp(kc_probe_desc(KC_NR_KRETPROBES - 1)->kind, "kretprobe"),
 	      "the kretprobes come first, then the tracepoints");
@@ -397,10 +411,24 @@ static void test_maps(void)
 	check(!strcmp(order, "@n_exit @n_irqbypass[register] @n_irqbypass[unregister] @n_reap "
 		      "@n_sigkill @n_sigterm @us_exit_files @us_exit_mmap @us_exit_to_reap "
 		      "@us_irqbypass[unregister] @us_irqbypass[register] @us_kvm_create_vm "
-		      "@us_kvm_destroy_vcpus @us_kvm_destroy_vm @us_kvm_mmu_teardown "
+		      "@us_kvm_destroy_vcpus @us_kvm_destroy_vm "
 		      "@us_kvm_vm_release @us_reclaim_direct @us_reclaim_memcg "
-		      "@us_signal_to_exit @us_stage2_destroy "),
-	      "maps in bpftrace's order: %s", order);
+		      "@us_signal_to_exit @us_stage2_destroy @us_first_run_setup "
+		      "@us_kvm_mmu_teardown @us_mmu_notifier_unregister @us_uevent_create "
+		      "@us_uevent_destroy @us_vcpu_create "),
+	      "maps in bpftrace's order, kvmchurn's after the seed's: %s", order);
+
+	/* bpftrace prints a count() without a key at 0, nothing else empty. */
+	kc_maps_init(maps, "us");
+	for (unsigned int i = 0; i < KC_NR_MAPS; i++) {
+		bool printed = kc_map_printed(&maps[i]);
+		bool want = !maps[i].is_hist && !maps[i].key[0];
+
+		check(printed == want, "empty %s%s%s printed: %d", maps[i].map,
+		      maps[i].key[0] ? " key " : "", maps[i].key, printed);
+		maps[i].total = 1;
+		check(kc_map_printed(&maps[i]), "%s printed with a total", maps[i].map);
+	}
 }
 
 /* The END checks at their bounds. */

@@ -117,6 +117,12 @@ for m in json.load(sys.stdin)["metrics"]:
 	golden "$id" probes probes
 	golden "$id" dump dump
 	golden "$id" export export
+	if [ -f "$dir/vms" ]; then
+		golden "$id" vms vms
+		golden "$id" vms-slowest vms --slowest -n 5
+		golden "$id" vms-json vms --json -n 3
+		json_ok
+	fi
 
 	for cmd in show summary check probes dump filter; do
 		run -d "$dir" "$cmd" --json
@@ -201,8 +207,9 @@ finish "known: check"
 
 run -d "$hand/empty" show --bpftrace
 want_rc 0
-want_same out empty
-finish "empty: show --bpftrace prints nothing, as the module's all"
+printf '@n_exit: 0\n@n_reap: 0\n@n_sigkill: 0\n@n_sigterm: 0\n' >"$tmp/want"
+want_same out "$tmp/want"
+finish "empty: show --bpftrace prints the counters without a key at 0, as bpftrace and the module's all"
 
 run -d "$hand/empty" show
 want_rc 0
@@ -264,6 +271,73 @@ run -d "$hand/absent" dump
 want_rc 0
 want_same out "$expected/hand/absent-dump.out"
 finish "absent: dump"
+
+# ---- the vms file (hand/vms: three VMs, two of them among the slowest) ----
+
+run -d "$hand/vms" vms
+want_rc 0
+want_same err empty
+want_same out "$expected/hand/vms.out"
+finish "vms: the last VMs, oldest first, the largest stage of each marked"
+
+run -d "$hand/vms" vms -n 2
+want_rc 0
+want_same out "$expected/hand/vms-n2.out"
+finish "vms -n 2: the two newest"
+
+run -d "$hand/vms" vms --slowest
+want_rc 0
+want_same out "$expected/hand/vms-slowest.out"
+finish "vms --slowest: slowest first, the stages none has left out"
+
+run -d "$hand/vms" vms --slowest -n 1 --json
+want_rc 0
+want_same out "$expected/hand/vms-slowest.json"
+json_ok
+finish "vms --slowest -n 1 --json: every metric, null when it did not happen"
+
+run -d "$hand/known" vms
+want_rc 2
+want_same out empty
+printf 'kvmchurn vms: there is no %s/vms: the module loaded is older than this client: load the kvmchurn.ko of the same version\n' "$hand/known" >"$tmp/want"
+want_same err "$tmp/want"
+finish "vms: a folder without vms (an older module)"
+
+for args in "-n 0" "-n x" "--slowest=1" "extra"; do
+	# shellcheck disable=SC2086 # the options
+	run -d "$hand/vms" vms $args
+	want_rc 64
+	want_same out empty
+	finish "vms $args: usage error"
+done
+
+# bad_vms NAME SED-SCRIPT MESSAGE: hand/vms/vms edited by SED-SCRIPT is refused.
+bad_vms() {
+	mkdir -p "$tmp/badvms"
+	sed "$2" "$hand/vms/vms" >"$tmp/badvms/vms"
+	(cd "$tmp" && "$client" -d badvms vms) >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	want_rc 2
+	want_same out empty
+	printf 'kvmchurn vms: badvms/vms, line %s: is the module of the same version as the client?\n' "$3" >"$tmp/want"
+	want_same err "$tmp/want"
+	finish "bad vms: $1"
+}
+bad_vms magic '1s/.*/kvmchurn-vms 2/' "1: not a kvmchurn-vms 1 file"
+bad_vms no-fields '/^fields/d' "5: a vm record unlike the fields record"
+bad_vms short-vm '6s/\t[^\t]*$//' "6: a vm record unlike the fields record"
+bad_vms stage '6s/\t1:4001\t/\t1;4001\t/' "6: a stage that is neither - nor COUNT:SUM"
+bad_vms zero-count '6s/\t1:4001\t/\t0:4001\t/' "6: a stage that is neither - nor COUNT:SUM"
+bad_vms tgid '6s/^vm\tlast\t1187/vm\tlast\tx/' "6: a tgid that is not a number"
+bad_vms no-vm-fields '/^vm/d;/^fields/d' "4: no fields record"
+mkdir -p "$tmp/badvms"
+: >"$tmp/badvms/vms"
+(cd "$tmp" && "$client" -d badvms vms) >"$tmp/out" 2>"$tmp/err"
+rc=$?
+want_rc 2
+printf 'kvmchurn vms: badvms/vms is empty: not a kvmchurn-vms file\n' >"$tmp/want"
+want_same err "$tmp/want"
+finish "bad vms: empty"
 
 # ---- raw files: skipped records, versions, damage ---------------------------
 
@@ -348,9 +422,9 @@ bad short-hist '6s/\t35:1$//' \
 bad second-hist '6p' \
 	"bad/raw: line 7: a second hist record of kvm_create_vm"
 bad second-counter '/^counter\tsigkill/p' \
-	"bad/raw: line 22: a second counter record of sigkill"
+	"bad/raw: line 27: a second counter record of sigkill"
 bad counter-value 's/^counter\treap\t1$/counter\treap\t1 /' \
-	"bad/raw: line 23: counter record: reap '1 ' is not a number"
+	"bad/raw: line 28: counter record: reap '1 ' is not a number"
 bad slots '5s/252/300/' \
 	"bad/raw: line 5: histograms of 300 slots: this client knows only 252"
 bad unit '2s/us/ms/' \
@@ -362,13 +436,13 @@ bad enabled '3s/1/yes/' \
 bad empty-line '4s/$/\n/' \
 	"bad/raw: line 5: empty line"
 bad probe-short '/^probe\tkvm_create_vm/s/\t0$//' \
-	"bad/raw: line 26: probe record: 5 fields, expected 6"
+	"bad/raw: line 31: probe record: 5 fields, expected 6"
 # shellcheck disable=SC2016 # a sed address
 bad pairs '$s/.*/pairs\t4096\t0\t-\t0/' \
-	"bad/raw: line 44: pairs record: dropped '-' is not a number"
+	"bad/raw: line 55: pairs record: dropped '-' is not a number"
 # shellcheck disable=SC2016 # a sed address
 bad pairs-not-reaped '$s/$/\tmany/' \
-	"bad/raw: line 44: pairs record: not reaped 'many' is not a number"
+	"bad/raw: line 55: pairs record: not reaped 'many' is not a number"
 bad empty-file 'd' \
 	"bad/raw is empty: not a kvmchurn raw file"
 

@@ -18,6 +18,8 @@
 
 set -u
 export LC_ALL=C
+# `kvmchurn vms` prints local times
+export TZ=UTC
 
 here=$(cd "$(dirname "$0")" && pwd)
 expected=$here/expected
@@ -164,7 +166,7 @@ fake_tests() {
 	want_grep out '^\{"version":"[^"]+","arch":"(x86_64|arm64)","comm":"'"$comm"'","end":"kill","term_default":false,"vcpus":2,"mem_mib":4,"irqfds":8,"run":false,"parallel":3,"together":false,"count":6,"seconds":null,'
 	want_grep out '"started":6,"completed":6,"failed":0,"aborted":0,"interrupted":false,"waves":null,'
 	want_grep out '"create_ms":\{"count":6,"p50":[0-9.]+,"p99":[0-9.]+,"max":[0-9.]+\},'
-	want_grep out '"teardown_ms":\{"count":6,"p50":[0-9.]+,"p99":[0-9.]+,"max":[0-9.]+\},"rate_per_s":[0-9.]+,"wall_s":[0-9.]+\}$'
+	want_grep out '"teardown_ms":\{"count":6,"p50":[0-9.]+,"p99":[0-9.]+,"max":[0-9.]+\},"rate_per_s":[0-9.]+,"wall_s":[0-9.]+,"pids":\[[1-9][0-9]*(,[1-9][0-9]*){5}\]\}$'
 	python3 -c 'import json, sys; json.load(sys.stdin)' <"$tmp/out" 2>/dev/null ||
 		problems+=("stdout is not valid JSON")
 	want_no_process "$comm"
@@ -175,6 +177,8 @@ fake_tests() {
 		want_rc 0
 		want_same err empty
 		want_grep out '^VMs: +4 started, 4 completed, 0 failed$'
+		# the 4 VMs' pids, each once
+		want_eq "pids of 4 VMs" 4 "$(awk '$1 == "pids:" { for (i = 2; i <= NF; i++) if ($i ~ /^[1-9][0-9]*$/ && !s[$i]++) n++ } END { print n + 0 }' "$tmp/out")"
 		want_no_process "$comm"
 		finish "fake-end-$end"
 	done

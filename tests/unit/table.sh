@@ -23,8 +23,12 @@ capture=$top/tests/fixtures/x86_64-6.12-kill
 rc=$?
 want_rc 0
 want_same err empty
-# name, group, unit, map, span, probes: six fields, none empty
-want_eq "rows of six fields" "" "$(awk -F '\t' 'NF != 6 || $1 == "" || $5 == "" || $6 == ""' "$tmp/list")"
+# name, group, unit, map, span, probes, origin: seven fields, none empty
+want_eq "rows of seven fields" "" "$(awk -F '\t' 'NF != 7 || $1 == "" || $5 == "" || $6 == "" || ($7 != "seed" && $7 != "added")' "$tmp/list")"
+# the seed's 13 histograms, and kvmchurn's additions (printed after them in `all`)
+want_eq "added metrics" "kvm_mmu_teardown vcpu_create first_run_setup uevent_create uevent_destroy mmu_notifier_unregister" \
+	"$(awk -F '\t' '$7 == "added" { printf "%s%s", n++ ? " " : "", $1 }' "$tmp/list")"
+want_eq "the seed's metrics" 13 "$(awk -F '\t' '$7 == "seed"' "$tmp/list" | wc -l)"
 # the module that made the capture had the same table: a hist record a row
 want_eq "rows" "$(cut -f2 < <(grep '^hist	' "$capture/raw") | tr '\n' ' ')" "$(cut -f1 "$tmp/list" | tr '\n' ' ')"
 finish "show --list: the table, one row a metric, as the capture's module had it"
@@ -52,6 +56,8 @@ view export export
 view probes probes
 view probes-json probes --json
 view watch watch -i 0.1 -c 1
+view vms vms
+view vms-json vms --json
 finish "every view runs on $(basename "$capture")"
 
 for i in "${!names[@]}"; do
@@ -70,6 +76,7 @@ for i in "${!names[@]}"; do
 	done
 	grep -qF "\"metric\":\"$m\"" "$tmp/probes-json" || problems+=("probes --json: no $m")
 	has_line "$tmp/watch" "^$m " || problems+=("watch: no $m")
+	grep -qF "\"$m\":" "$tmp/vms-json" || problems+=("vms --json: no $m")
 	"$client" -d "$capture" show "$m" >"$tmp/one" 2>&1 || problems+=("show $m: exit status $?")
 	has_line "$tmp/one" "^${map//[][]/\\&}: " || problems+=("show $m: no $map")
 done

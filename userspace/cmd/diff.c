@@ -165,14 +165,14 @@ static void print_text(const struct diff *d)
 	if (d->snap[0].unit_ns != d->snap[1].unit_ns)
 		printf("(A is in %s and B in %s: both shown in %s)\n", d->snap[0].unit,
 		       d->snap[1].unit, d->unit);
-	printf("\n%-21s %8s %8s %10s %10s %9s %10s %10s %9s %10s %10s %9s  %s\n",
-	       "metric", "count A", "count B", "avg A", "avg B", "change", "p50 A",
+	printf("\n%-*s %8s %8s %10s %10s %9s %10s %10s %9s %10s %10s %9s  %s\n",
+	       KC_METRIC_COL, "metric", "count A", "count B", "avg A", "avg B", "change", "p50 A",
 	       "p50 B", "change", "p99 A", "p99 B", "change", "unit");
 	for (unsigned int m = 0; m < KC_NR_METRICS; m++) {
 		struct side a = side_of(d, 0, m), b = side_of(d, 1, m);
 		bool have = a.count && b.count;
 
-		printf("%-21s %8llu %8llu", kc_metric_name(m), a.count, b.count);
+		printf("%-*s %8llu %8llu", KC_METRIC_COL, kc_metric_name(m), a.count, b.count);
 		print_value(a.avg, a.count);
 		print_value(b.avg, b.count);
 		print_change((double)a.avg, (double)b.avg, have);

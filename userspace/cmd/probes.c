@@ -37,13 +37,13 @@ static void print_text(const struct kc_snap *s)
 	for (size_t i = 0; i < s->nprobes; i++)
 		if ((int)strlen(s->probes[i].symbol) > width)
 			width = (int)strlen(s->probes[i].symbol);
-	printf("%-21s %-10s %-*s %-18s %12s %8s\n", "metric", "kind", width,
+	printf("%-*s %-10s %-*s %-18s %12s %8s\n", KC_METRIC_COL, "metric", "kind", width,
 	       "symbol", "state", "hits", "missed");
 	for (size_t i = 0; i < s->nprobes; i++) {
 		const struct kc_probe_status *p = &s->probes[i];
 		bool attached = kc_probe_attached(p);
 
-		printf("%-21s %-10s %-*s %s%-18s%s %12llu %s%8llu%s\n", p->metric,
+		printf("%-*s %-10s %-*s %s%-18s%s %12llu %s%8llu%s\n", KC_METRIC_COL, p->metric,
 		       p->kind, width, p->symbol, attached ? "" : kc_style(KC_WARN),
 		       p->state, attached ? "" : kc_style(KC_OFF), p->hits,
 		       p->missed ? kc_style(KC_BAD) : "", p->missed,

@@ -15,11 +15,12 @@ static const char usage_head[] =
 	"\n"
 	"Prints histograms in the text that bpftrace prints when the seed script\n"
 	"(kvm_churn_breakdown.bt) stops, with its map names (@us_exit_mmap...). Without\n"
-	"METRIC, every metric in the seed's reading order, in three groups with their\n"
-	"titles (create path, exit path, reclaim), then the counters (@n_*). A metric\n"
-	"without data says so, and why when a probe is not attached. With METRICs, only\n"
-	"those, in the order given, without titles: `kvmchurn show exit_mmap` is the\n"
-	"module's hist/exit_mmap.\n"
+	"METRIC, every metric in three groups with their titles (create path, exit\n"
+	"path, reclaim), each the seed's metrics in its reading order, then kvmchurn's\n"
+	"additions (stages the seed could not time, named in its style), then the\n"
+	"counters (@n_*). A metric without data says so, and why when a probe is not\n"
+	"attached. With METRICs, only those, in the order given, without titles:\n"
+	"`kvmchurn show exit_mmap` is the module's hist/exit_mmap.\n"
 	"\n";
 
 static const char usage_tail[] =
@@ -30,15 +31,19 @@ static const char usage_tail[] =
 	"  --unit UNIT   us, ns or ms (default: the module's unit=). A sub-bucket is\n"
 	"                converted whole, at its middle value, so in another unit a\n"
 	"                count can land one bucket off; the module's unit is exact\n"
-	"  --bpftrace    every map in the order bpftrace prints them (by name, @n_*\n"
-	"                first), empty ones left out: the module's `all` file exactly\n"
+	"  --bpftrace    the seed's maps in the order bpftrace prints them (by name,\n"
+	"                @n_* first), then kvmchurn's additions in the same order;\n"
+	"                as bpftrace, a histogram or key that recorded nothing is\n"
+	"                left out and a counter without a key prints 0: the module's\n"
+	"                `all` file exactly\n"
 	"  --json        one JSON object: unit, fine, metrics (name, map, group,\n"
-	"                count, note, buckets of min, max, label, count) and counters\n"
-	"                (name, map, value)\n"
+	"                origin, count, note, buckets of min, max, label, count) and\n"
+	"                counters (name, map, value)\n"
 	"  --list        the metric table, without reading the module: one line a\n"
-	"                metric, tab-separated: name, group, unit, the seed's map,\n"
-	"                what starts and ends it, and its probes (kind:symbol@home,\n"
-	"                space separated; candidate symbols joined by '|')\n"
+	"                metric, tab-separated: name, group, unit, the map, what\n"
+	"                starts and ends it, its probes (kind:symbol@home, space\n"
+	"                separated; candidate symbols joined by '|'), and its origin\n"
+	"                (seed: the seed's map; added: kvmchurn's)\n"
 	"  -h, --help    print this help\n"
 	"\n"
 	"Exit status: 0, or 2 when the module's raw file cannot be read (see\n"
@@ -258,7 +263,7 @@ static void print_bpftrace(const struct show *sh)
 	for (unsigned int i = 0; i < KC_NR_MAPS; i++) {
 		const struct kc_map *e = &maps[i];
 
-		if (!e->total)
+		if (!kc_map_printed(e))
 			continue;
 		if (e->is_hist) {
 			print_metric(sh, e->index);
@@ -333,6 +338,7 @@ static void print_json(const struct show *sh)
 		kc_json_str(&js, "name", kc_metric_name(m));
 		kc_json_str(&js, "map", map);
 		kc_json_str(&js, "group", kc_group_name(kc_metric_desc(m)->group));
+		kc_json_str(&js, "origin", kc_origin_name(kc_metric_desc(m)->origin));
 		kc_json_uint(&js, "count", count);
 		kc_json_str(&js, "note", kc_snap_note(&sh->snap, m));
 		kc_json_array(&js, "buckets");
@@ -385,7 +391,7 @@ static void print_list(void)
 		printf("%s\t%s\t%s\t%s\t%s\t", d->name, kc_group_name(d->group),
 		       kc_metric_unit_name(d->unit), map, d->span);
 		print_probes_of(m);
-		putchar('\n');
+		printf("\t%s\n", kc_origin_name(d->origin));
 	}
 }
 

@@ -88,12 +88,12 @@ static void print_text(const struct kc_snap *d, const struct interval *iv)
 {
 	printf("%sinterval %lu: %.2f s%s%s\n", kc_style(KC_BOLD), iv->n, iv->seconds,
 	       iv->reset ? ", counted from a reset during it" : "", kc_style(KC_OFF));
-	printf("%-21s %9s %11s %11s %11s  %s\n", "metric", "count", "rate/s",
+	printf("%-*s %9s %11s %11s %11s  %s\n", KC_METRIC_COL, "metric", "count", "rate/s",
 	       "p50", "p99", "unit");
 	for (unsigned int m = 0; m < KC_NR_METRICS; m++) {
 		const struct kc_hist *h = &d->hist[m];
 
-		printf("%-21s %9llu %11.1f", kc_metric_name(m), h->count,
+		printf("%-*s %9llu %11.1f", KC_METRIC_COL, kc_metric_name(m), h->count,
 		       (double)h->count / iv->seconds);
 		if (h->count)
 			printf(" %11llu %11llu", kc_hist_pct(h, KC_PCT_P50), kc_hist_pct(h, KC_PCT_P99));

@@ -151,6 +151,38 @@ int kc_read_module(const char *cmd, const struct kc_global *g,
 	return rc;
 }
 
+int kc_read_module_file(const char *cmd, const struct kc_global *g,
+			const char *file, char **text, size_t *len)
+{
+	char *path = join(g->dir, file);
+	int fd, err;
+
+	if (!path) {
+		perror("kvmchurn");
+		return KC_EXIT_CANNOT_START;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		/* A folder with a raw file but no @file: an older module. */
+		if (err == ENOENT && !access(g->dir, F_OK))
+			kc_err(cmd, "there is no %s: the module loaded is older than this client: load the kvmchurn.ko of the same version", path);
+		else
+			explain(cmd, g->dir, path, err);
+		free(path);
+		return KC_EXIT_CANNOT_START;
+	}
+	if (kc_read_fd(fd, text, len)) {
+		kc_err(cmd, "reading %s: %s", path, strerror(errno));
+		close(fd);
+		free(path);
+		return KC_EXIT_CANNOT_START;
+	}
+	close(fd);
+	free(path);
+	return KC_EXIT_OK;
+}
+
 int kc_read_snapshot(const char *cmd, const char *path, struct kc_snap *s)
 {
 	struct stat st;

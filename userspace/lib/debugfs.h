@@ -16,6 +16,9 @@
  */
 int kc_read_module(const char *cmd, const struct kc_global *g,
 		   struct kc_snap *s, char **text, size_t *len);
+/* Any other file @file of @g->dir, whole, into *text (free() it). */
+int kc_read_module_file(const char *cmd, const struct kc_global *g,
+			const char *file, char **text, size_t *len);
 /* A saved snapshot: a raw file, or a folder that holds one. */
 int kc_read_snapshot(const char *cmd, const char *path, struct kc_snap *s);
 /* Writes @value to the control file @file of @g->dir, in one write(). */

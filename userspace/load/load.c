@@ -6,6 +6,7 @@
  */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -61,15 +62,16 @@ const char load_usage[] =
 	"the create latency (fork to ready, as the client sees it) and the teardown\n"
 	"latency (from the signal, or from ready with --end exit or close, to the VM\n"
 	"reaped) as p50, p99 and max in ms (nearest rank), the rate in completed VMs\n"
-	"per second of wall time, and the wall time; with --together, the waves. On\n"
-	"a terminal, a progress line is shown on stderr.\n"
+	"per second of wall time, and the wall time; with --together, the waves;\n"
+	"then the pids of the VMs, in the order they started (`kvmchurn vms` names\n"
+	"VMs by pid). On a terminal, a progress line is shown on stderr.\n"
 	"\n"
 	"JSON fields: version, arch, comm, end, term_default, vcpus, mem_mib, irqfds,\n"
 	"run, parallel, together, count (null with -t), seconds (null with -n),\n"
 	"started, completed, failed, aborted, interrupted (true or false), waves\n"
 	"(null without --together), create_ms and teardown_ms (each an object of\n"
 	"count, p50, p99 and max, the last three null without samples), rate_per_s,\n"
-	"wall_s.\n"
+	"wall_s, pids (an array, in start order).\n"
 	"\n"
 	"Exit status: see 'kvmchurn --help'. The first VM failing is status 2.\n";
 
@@ -263,6 +265,10 @@ static void print_text(const struct load_opts *o, struct load_result *r)
 	print_latency_text("teardown:", &r->teardown, teardown_labels[o->end]);
 	printf("%-9s %.1f VMs/s\n", "rate:", wall > 0 ? r->completed / wall : 0.0);
 	printf("%-9s %.3f s\n", "wall:", wall);
+	printf("%-9s", "pids:");
+	for (size_t i = 0; i < r->npids; i++)
+		printf(" %ld", r->pids[i]);
+	putchar('\n');
 }
 
 static void print_latency_json(struct kc_json *j, const char *name, struct kc_samples *s)
@@ -311,6 +317,10 @@ static void print_json(const struct load_opts *o, struct load_result *r)
 	print_latency_json(&j, "teardown_ms", &r->teardown);
 	kc_json_double(&j, "rate_per_s", "%.3f", wall > 0 ? r->completed / wall : 0.0);
 	kc_json_double(&j, "wall_s", "%.3f", wall);
+	kc_json_array(&j, "pids");
+	for (size_t i = 0; i < r->npids; i++)
+		kc_json_int(&j, NULL, r->pids[i]);
+	kc_json_end(&j);
 	kc_json_end(&j);
 	putchar('\n');
 }
@@ -340,5 +350,6 @@ int cmd_load(int argc, char *argv[], const struct kc_global *g)
 	}
 	kc_samples_free(&r.create);
 	kc_samples_free(&r.teardown);
+	free(r.pids);
 	return rc;
 }

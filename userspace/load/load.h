@@ -7,6 +7,7 @@
 #define KVMCHURN_LOAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lib/client.h"
@@ -37,6 +38,8 @@ struct load_result {
 	int signal;		/* the signal that interrupted the run, or 0 */
 	struct kc_samples create;	/* fork to ready, ns */
 	struct kc_samples teardown;	/* signal or ready to reaped, ns */
+	long *pids;		/* of every VM started, in that order */
+	size_t npids, pids_cap;
 	uint64_t wall_ns;
 };
 

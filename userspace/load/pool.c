@@ -596,6 +596,10 @@ static int spawn(struct pool *p, struct slot *s)
 		vm_process(p->o, parent, fds[1]);
 	}
 	close(fds[1]);
+	/* `kvmchurn vms` names VMs by pid: the summary lists them */
+	if (!kc_grow(&p->res->pids, &p->res->pids_cap, p->res->npids,
+		     sizeof(*p->res->pids), 64))
+		p->res->pids[p->res->npids++] = pid;
 	s->state = SLOT_STARTING;
 	s->pid = pid;
 	s->reaped = false;

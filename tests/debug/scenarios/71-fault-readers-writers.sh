@@ -23,7 +23,7 @@ loop() {
 }
 read_all() {
 	for f in "$D"/all "$D"/summary "$D"/counters "$D"/probes "$D"/checks \
-		"$D"/raw "$D"/filter "$D"/enable "$D"/hist/*; do
+		"$D"/raw "$D"/vms "$D"/memory "$D"/filter "$D"/enable "$D"/hist/*; do
 		cat "$f" >/dev/null 2>>/tmp/kc.rerr || echo "read $f failed" >>/tmp/kc.rerr
 	done
 }

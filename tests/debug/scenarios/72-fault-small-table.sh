@@ -1,16 +1,19 @@
 #!/bin/sh
-# 72-fault-small-table (debug kernel): a pairing table of 8 entries under 100
-# VMs at -j 8. It overflows: the drops are counted and flagged by checks, and
-# nothing else breaks: what needs no pairing is still exact, no count exceeds
-# what happened, and the table is empty again at rest.
+# 72-fault-small-table (debug kernel): a pairing table of 8 entries, and VM
+# records for 4 live VMs, under 100 VMs at -j 8. Both overflow: the drops and
+# evictions are counted (checks flags the drops), and nothing else breaks:
+# what needs no pairing is still exact, no count exceeds what happened, every
+# VM is either finished or evicted, and both tables are empty again at rest.
 # shellcheck source=../../vm/guest/tap.sh
 . /kvmchurn/tap.sh
 N=100
 IRQFDS=8
 LOAD="-n $N -j 8 --vcpus 2 --irqfds $IRQFDS --mem 16 --end kill"
 
-if ! insmod "$KVMCHURN_KO" pairs=8; then not_ok "insmod kvmchurn.ko pairs=8"; exit 0; fi
-ok "insmod kvmchurn.ko pairs=8"
+P="pairs=8 vms_live=4 vms_last=16 vms_slowest=4"
+# shellcheck disable=SC2086 # the parameters
+if ! insmod "$KVMCHURN_KO" $P; then not_ok "insmod kvmchurn.ko $P"; exit 0; fi
+ok "insmod kvmchurn.ko $P"
 is "table capacity" "$(rec pairs 2)" 8
 if kvmchurn load $LOAD >/tmp/kc.load 2>&1; then ok "kvmchurn load $LOAD"; else not_ok "kvmchurn load $LOAD: exit $?"; fi
 sed 's/^/# /' /tmp/kc.load
@@ -24,6 +27,16 @@ for m in kvm_create_vm exit_mmap kvm_vm_release kvm_mmu_teardown; do
 	is "$m, which needs no pairing" "$(val hist $m)" $N
 done
 is "exit counter, which needs no pairing" "$(val counter exit)" $N
+is "vcpu_create, which needs no pairing" "$(val hist vcpu_create)" $((2 * N))
+is "mmu_notifier_unregister, which needs no pairing" "$(val hist mmu_notifier_unregister)" $N
+vstat() { awk -F '\t' -v c="$1" '$1 == "stats" { print $c }' "$D/vms"; }
+evicted=$(vstat 4)
+check "vms: 4 live records under -j 8 evicted some: $evicted" [ "$evicted" -gt 0 ]
+is "vms: every VM finished or evicted" $(($(vstat 2) + evicted)) $N
+is "vms: no VM live at rest" "$(vstat 5)" 0
+fin=$(vstat 2)
+is "vms: the last min(16, $fin finished)" "$(grep -c '^vm	last	' "$D/vms")" $((fin < 16 ? fin : 16))
+is "vms: the slowest min(4, $fin finished)" "$(grep -c '^vm	slowest	' "$D/vms")" $((fin < 4 ? fin : 4))
 for m in signal_to_exit exit_to_reap exit_files; do
 	v=$(val hist $m)
 	check "$m at most $N: $v" [ "$v" -le $N ]

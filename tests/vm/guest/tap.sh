@@ -151,9 +151,37 @@ state() {
 # inlined: kvm_destroy_vm in the debug kernel) this one has, in KC_HAS. One pass
 # over kallsyms (slow under TCG); kvm must be loaded.
 kernel_has() {
-	KC_HAS=" $(awk '$3 ~ /^(kvm_destroy_vm|kvm_destroy_vcpus|kvm_pgtable_stage2_destroy)($|\.)/ {
+	KC_HAS=" $(awk '$3 ~ /^(kvm_destroy_vm|kvm_destroy_vcpus|kvm_pgtable_stage2_destroy|kvm_arch_vcpu_run_pid_change|kvm_mmu_post_init_vm)($|\.)/ {
 		sub(/\..*/, "", $3); print $3 }' /proc/kallsyms | sort -u | tr '\n' ' ')"
 	echo "# this kernel has:$KC_HAS"
+}
+
+# kver_ge MAJOR MINOR: the running kernel is MAJOR.MINOR or later.
+kver_ge() {
+	v=$(uname -r)
+	maj=${v%%.*} v=${v#*.} min=${v%%[!0-9]*}
+	[ "$maj" -gt "$1" ] || { [ "$maj" -eq "$1" ] && [ "$min" -ge "$2" ]; }
+}
+
+# first_run_fn: the function that stands for first_run_setup here, or "": arm64's
+# kvm_arch_vcpu_run_pid_change; x86's kvm_mmu_post_init_vm where it starts the NX
+# recovery task at the first KVM_RUN (6.13, and Debian's 6.12 with the backport;
+# before, it ran in KVM_CREATE_VM). After kernel_has.
+first_run_fn() {
+	case $KC_HAS in
+	*" kvm_arch_vcpu_run_pid_change "*) echo kvm_arch_vcpu_run_pid_change ;;
+	*" kvm_mmu_post_init_vm "*) kver_ge 6 12 && echo kvm_mmu_post_init_vm ;;
+	esac
+}
+
+# first_runs VCPUS: first_run_setup's count for a VM whose VCPUS vCPUs each ran:
+# one a vCPU on arm64, one a VM on x86 (the NX task is the VM's), 0 without.
+first_runs() {
+	case $(first_run_fn) in
+	kvm_arch_vcpu_run_pid_change) echo "$1" ;;
+	kvm_mmu_post_init_vm) echo 1 ;;
+	*) echo 0 ;;
+	esac
 }
 
 # per_vm METRIC: 1 if the metric's function is called once a VM, 0 if this
@@ -162,6 +190,7 @@ per_vm() {
 	case $1 in
 	kvm_destroy_vm | kvm_destroy_vcpus) f=$1 ;;
 	stage2_destroy) f=kvm_pgtable_stage2_destroy ;;
+	first_run_setup) f=$(first_run_fn) ;;
 	*) echo 1 && return ;;
 	esac
 	case $KC_HAS in *" $f "*) echo 1 ;; *) echo 0 ;; esac
@@ -213,8 +242,12 @@ kc_objpool() {
 # vmpairs: the pages of kc_pairs_init()'s vmalloc areas (the table, and beyond
 # a page the array of its pages), in bytes: their pages=N (the size counts a
 # guard page).
-vmpairs() {
-	awk '/kc_pairs_init/ { for (i = 1; i <= NF; i++) if ($i ~ /^pages=/) n += substr($i, 7) }
+vmpairs() { vmareas kc_pairs_init; }
+
+# vmareas FUNCTION: the same for the vmalloc areas FUNCTION made (kc_vms_init: the
+# VM records).
+vmareas() {
+	awk -v f="$1" 'index($0, f) { for (i = 1; i <= NF; i++) if ($i ~ /^pages=/) n += substr($i, 7) }
 		END { print n * 4096 }' /proc/vmallocinfo
 }
 

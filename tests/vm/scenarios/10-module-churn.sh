@@ -43,6 +43,12 @@ check "all: @us_exit_mmap buckets sum to $VMS" [ "$(awk '
 	/^\[/ && cur == "@us_exit_mmap:" { split($0, a, "|"); n = split(a[1], f, " "); sum += f[n] }
 	END { print sum + 0 }' "$D/all")" = $VMS ]
 check "all: @n_exit: $VMS" grep -qx "@n_exit: $VMS" "$D/all"
+# Which VM was slow: every VM of the load in vms, the slowest five shown.
+check "vms: the $VMS VMs finished" [ "$(awk -F '\t' '$1 == "vm" && $2 == "last"' "$D/vms" | wc -l)" = $VMS ]
+echo "# ---- kvmchurn vms --slowest -n 5"
+kvmchurn vms --slowest -n 5 >/tmp/vms.out 2>&1 || not_ok "kvmchurn vms --slowest -n 5: exit $?"
+sed 's/^/# /' /tmp/vms.out
+check "kvmchurn vms --slowest -n 5: 5 VMs" [ "$(awk '$1 ~ /^[0-9]+$/' /tmp/vms.out | wc -l)" = 5 ]
 
 check "a tracefs instance counts the frees of processes named other" fence_arm other
 kvmchurn load -n 10 -j 2 --end kill --comm other >/tmp/load2.out 2>&1 ||
@@ -53,7 +59,7 @@ check "--comm other adds nothing to exit_to_reap" [ "$(raw_field hist exit_to_re
 check "--comm other adds nothing to the exit counter" [ "$(raw_field counter exit 3)" = $VMS ]
 
 # Every readable file, into the log and back to the host.
-for f in all summary counters probes checks raw memory filter enable $(cd "$D" && echo hist/*); do
+for f in all summary counters probes checks raw memory vms filter enable $(cd "$D" && echo hist/*); do
 	[ -f "$D/$f" ] || continue
 	echo "# ---- $D/$f"
 	sed 's/^/# /' "$D/$f"

@@ -13,7 +13,7 @@ N=10
 IRQFDS=8
 LOAD="-n $N -j 4 --vcpus 2 --irqfds $IRQFDS --mem 16 --end kill"
 # the metrics whose probes are on functions of kvm.ko or irqbypass.ko
-MODMETRICS="kvm_create_vm irqbypass_register kvm_vm_release kvm_destroy_vm kvm_destroy_vcpus kvm_mmu_teardown irqbypass_unregister"
+MODMETRICS="kvm_create_vm irqbypass_register kvm_vm_release kvm_destroy_vm kvm_destroy_vcpus kvm_mmu_teardown irqbypass_unregister vcpu_create first_run_setup"
 
 if [ "$KVMCHURN_ARCH" != x86_64 ]; then
 	tap_skip "late modules" "KVM is built into the $KVMCHURN_ARCH kernel"
@@ -69,6 +69,10 @@ count() {
 	for m in kvm_create_vm kvm_vm_release kvm_destroy_vm kvm_destroy_vcpus kvm_mmu_teardown exit_mmap exit_to_reap; do
 		is "$1: $m" "$(d hist:$m)" $((N * $(per_vm $m)))
 	done
+	is "$1: vcpu_create" "$(d hist:vcpu_create)" $((N * 2))
+	for m in uevent_create uevent_destroy mmu_notifier_unregister; do
+		is "$1: $m" "$(d hist:$m)" $N
+	done
 	is "$1: irqbypass_unregister" "$(d hist:irqbypass_unregister)" $((N * IRQFDS))
 	is "$1: counter irqbypass_unregister" "$(d counter:irqbypass_unregister)" $((N * IRQFDS))
 	reg=$(tcount kct_reg)
@@ -94,7 +98,7 @@ host_unload "before kvmchurn"
 check "/dev/kvm is gone" [ ! -e /dev/kvm ]
 if insmod "$KVMCHURN_KO"; then ok "insmod kvmchurn.ko without kvm"; else not_ok "insmod kvmchurn.ko without kvm"; host_load restore; exit 0; fi
 states "kvm not loaded" "waiting for module"
-for m in exit_mmap exit_files signal_to_exit exit_to_reap reclaim_direct; do
+for m in exit_mmap exit_files signal_to_exit exit_to_reap reclaim_direct uevent_create uevent_destroy mmu_notifier_unregister; do
 	is "kvm not loaded: probe $m" "$(state $m)" attached
 done
 # stage2_destroy's function would be in kvm.ko: which kvm has none of it

@@ -29,23 +29,25 @@ common() {
 	is "percpu: percpu_per_cpu times possible_cpus" "$(mem percpu)" $(($(mem percpu_per_cpu) * possible))
 	is "total: the sum of the parts" "$(mem total)" \
 		$(($(mem percpu) + $(mem slab) + $(mem vmalloc) + $(mem kretprobes)))
-	v=$(vmpairs)
-	grep kc_pairs_init /proc/vmallocinfo | sed 's/^/# vmallocinfo: /'
-	is "vmalloc: kc_pairs_init()'s areas in /proc/vmallocinfo" "$(mem vmalloc)" "$v"
+	v=$(($(vmpairs) + $(vmareas kc_vms_init)))
+	grep -e kc_pairs_init -e kc_vms_init /proc/vmallocinfo | sed 's/^/# vmallocinfo: /'
+	is "vmalloc: kc_pairs_init()'s and kc_vms_init()'s areas in /proc/vmallocinfo" "$(mem vmalloc)" "$v"
 }
 
 if ! insmod "$KVMCHURN_KO"; then not_ok "insmod kvmchurn.ko"; exit 0; fi
 common 512
 check "percpu_per_cpu at most 64 KiB: $(mem percpu_per_cpu)" [ "$(mem percpu_per_cpu)" -le 65536 ]
-default_vmalloc=$(mem vmalloc)
+default_pairs=$(vmpairs)
+default_vms=$(vmareas kc_vms_init)
 size=$(($(mem kretprobes) / $(mem kretprobe_instances)))
 rmmod kvmchurn
 
 if ! insmod "$KVMCHURN_KO" pairs=65536 maxactive=64; then not_ok "insmod pairs=65536 maxactive=64"; exit 0; fi
 common 64
 # 16 times the buckets, each table rounded up to whole pages
-check "pairs=65536 takes 16 times the default table: $(mem vmalloc), $default_vmalloc" \
-	within "$(mem vmalloc)" $((default_vmalloc * 16)) $((16 * 4096))
+check "pairs=65536 takes 16 times the default table: $(vmpairs), $default_pairs" \
+	within "$(vmpairs)" $((default_pairs * 16)) $((16 * 4096))
+is "the VM records do not move with pairs=" "$(vmareas kc_vms_init)" "$default_vms"
 rmmod kvmchurn
 
 # Before 6.7 the kprobe core kmallocs each instance; from 6.7 an objpool holds them.

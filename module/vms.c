@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vms.c - which VM was slow: a record for each VM of a traced process, from
+ * its creation to its process's reap, with every stage's time (the same
+ * value its histogram got); then the last vms_last VMs that finished, and
+ * the vms_slowest slowest by exit_to_reap.
+ *
+ * Everything is allocated at load time. A VM being created or torn down
+ * ("live") takes a slot of the live table, found by its struct kvm * or by
+ * its process's tgid through two hash tables of chains; a full live table
+ * evicts its oldest record, and counts it. All of it is under one raw
+ * spinlock taken with interrupts off: probes update records from process,
+ * softirq (RCU: sched_process_free) and kworker context, and work under it
+ * is bounded by the live table's size.
+ */
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+
+#include "compat.h"
+#include "kvmchurn.h"
+
+#define KC_NONE	(-1)
+
+/* A live record's links, beside the record that readers see. */
+struct kc_vm_slot {
+	struct kc_vm vm;
+	u64 seq;		/* when it was begun: the oldest is evicted */
+	int next_kvm;		/* chains of the two hash tables, KC_NONE */
+	int next_tgid;
+	int next_free;
+	bool used;
+};
+
+static DEFINE_RAW_SPINLOCK(kc_vms_lock);
+static void *kc_vms_area;		/* one vzalloc for all that follows */
+static struct kc_vm_slot *kc_slots;	/* kc_vms_p.live */
+static int *kc_by_kvm, *kc_by_tgid;	/* heads, 1 << kc_hash_bits each */
+static unsigned int kc_hash_bits;
+static struct kc_vm *kc_last;		/* ring of kc_vms_p.last */
+static struct kc_vm *kc_slowest;	/* kc_vms_p.slowest, unsorted */
+static struct kc_vms_params kc_vms_p;
+static struct kc_vms_stats kc_st;	/* under the lock */
+static unsigned int kc_last_head, kc_last_len, kc_slowest_len;
+static int kc_free = KC_NONE;
+static u64 kc_seq;
+static unsigned int kc_live_n;		/* read without the lock: a hint */
+
+static unsigned int kc_hash(u64 key)
+{
+	return kc_hash_bits ? hash_64(key, kc_hash_bits) : 0;
+}
+
+static void kc_link(int i)
+{
+	struct kc_vm_slot *s = &kc_slots[i];
+	int *kh = &kc_by_kvm[kc_hash(s->vm.kvm)];
+	int *th = &kc_by_tgid[kc_hash(s->vm.tgid)];
+
+	s->next_kvm = *kh;
+	*kh = i;
+	s->next_tgid = *th;
+	*th = i;
+}
+
+/* Removes slot @i from the chain that starts at @head, linked by @next. */
+static void kc_unlink_from(int *head, int i, size_t next)
+{
+	int *p = head;
+
+	while (*p != KC_NONE) {
+		int *n = (int *)((char *)&kc_slots[*p] + next);
+
+		if (*p == i) {
+			*p = *n;
+			return;
+		}
+		p = n;
+	}
+}
+
+static void kc_slot_free(int i)
+{
+	struct kc_vm_slot *s = &kc_slots[i];
+
+	kc_unlink_from(&kc_by_kvm[kc_hash(s->vm.kvm)], i,
+		       offsetof(struct kc_vm_slot, next_kvm));
+	kc_unlink_from(&kc_by_tgid[kc_hash(s->vm.tgid)], i,
+		       offsetof(struct kc_vm_slot, next_tgid));
+	s->used = false;
+	s->next_free = kc_free;
+	kc_free = i;
+	WRITE_ONCE(kc_live_n, kc_live_n - 1);
+}
+
+static u64 kc_reap_time(const struct kc_vm *vm)
+{
+	return vm->count[KC_M_EXIT_TO_REAP] ? vm->sum[KC_M_EXIT_TO_REAP] : 0;
+}
+
+/* Into the last ones, and the slowest if it is. */
+static void kc_vm_keep(const struct kc_vm *vm)
+{
+	unsigned int i, low = 0;
+	u64 t = kc_reap_time(vm);
+
+	kc_st.finished++;
+	if (kc_last_len == kc_vms_p.last)
+		kc_st.last_evicted++;
+	else
+		kc_last_len++;
+	kc_last[kc_last_head] = *vm;
+	kc_last_head = (kc_last_head + 1) % kc_vms_p.last;
+
+	if (!vm->count[KC_M_EXIT_TO_REAP])
+		return;
+	if (kc_slowest_len < kc_vms_p.slowest) {
+		kc_slowest[kc_slowest_len++] = *vm;
+		return;
+	}
+	for (i = 1; i < kc_slowest_len; i++)
+		if (kc_reap_time(&kc_slowest[i]) < kc_reap_time(&kc_slowest[low]))
+			low = i;
+	if (t > kc_reap_time(&kc_slowest[low]))
+		kc_slowest[low] = *vm;
+}
+
+static void kc_slot_finish(int i)
+{
+	kc_vm_keep(&kc_slots[i].vm);
+	kc_slot_free(i);
+}
+
+static int kc_find_kvm(u64 kvm)
+{
+	int i;
+
+	for (i = kc_by_kvm[kc_hash(kvm)]; i != KC_NONE; i = kc_slots[i].next_kvm)
+		if (kc_slots[i].vm.kvm == kvm)
+			return i;
+	return KC_NONE;
+}
+
+/* A free slot, or the oldest live record's, evicted. */
+static int kc_slot_take(void)
+{
+	unsigned int i;
+	int old = KC_NONE;
+
+	if (kc_free != KC_NONE) {
+		int f = kc_free;
+
+		kc_free = kc_slots[f].next_free;
+		return f;
+	}
+	for (i = 0; i < kc_vms_p.live; i++)
+		if (old == KC_NONE || kc_slots[i].seq < kc_slots[old].seq)
+			old = i;
+	kc_st.live_evicted++;
+	kc_slot_free(old);
+	kc_free = kc_slots[old].next_free;
+	return old;
+}
+
+/* A leader comm as one field of the vms file: no tab, no control byte. */
+static void kc_comm_copy(char *dst, const char *src)
+{
+	unsigned int i;
+
+	for (i = 0; i < KC_COMM_LEN - 1 && src[i]; i++)
+		dst[i] = src[i] < ' ' || src[i] == 0x7f ? '?' : src[i];
+	dst[i] = '\0';
+}
+
+void kc_vm_begin(u64 kvm, struct task_struct *t)
+{
+	unsigned long flags;
+	int i, j;
+
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	/* A struct kvm freed while its record lived on (reaped first). */
+	i = kc_find_kvm(kvm);
+	if (i != KC_NONE)
+		kc_slot_finish(i);
+	/* A VMM that makes a VM after destroying one: that one is done. */
+	for (j = kc_by_tgid[kc_hash(t->tgid)]; j != KC_NONE; j = i) {
+		i = kc_slots[j].next_tgid;
+		if (kc_slots[j].vm.tgid == t->tgid &&
+		    (kc_slots[j].vm.flags & KC_VM_DESTROYED))
+			kc_slot_finish(j);
+	}
+	i = kc_slot_take();
+	memset(&kc_slots[i].vm, 0, sizeof(kc_slots[i].vm));
+	kc_slots[i].vm.kvm = kvm;
+	kc_slots[i].vm.tgid = t->tgid;
+	kc_slots[i].vm.creator = t->pid;
+	kc_slots[i].vm.created = ktime_get_real_ns();
+	kc_slots[i].vm.flags = KC_VM_CREATING;
+	kc_comm_copy(kc_slots[i].vm.comm, t->group_leader->comm);
+	kc_slots[i].seq = ++kc_seq;
+	kc_slots[i].used = true;
+	kc_link(i);
+	WRITE_ONCE(kc_live_n, kc_live_n + 1);
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+static void kc_vm_add(struct kc_vm *vm, enum kc_metric m, u64 value)
+{
+	vm->sum[m] += value;
+	vm->count[m]++;
+}
+
+void kc_vm_stage_kvm(u64 kvm, enum kc_metric m, u64 value)
+{
+	unsigned long flags;
+	int i;
+
+	if (!READ_ONCE(kc_live_n))
+		return;
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	i = kc_find_kvm(kvm);
+	if (i != KC_NONE)
+		kc_vm_add(&kc_slots[i].vm, m, value);
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+/*
+ * A stage of the process: every live VM of @tgid has it, or with
+ * @creating only the VM being created (KVM_CREATE_VM and its uevent).
+ */
+static void kc_vm_stage_tgid_of(pid_t tgid, enum kc_metric m, u64 value,
+				bool creating)
+{
+	unsigned long flags;
+	int i;
+
+	if (!READ_ONCE(kc_live_n))
+		return;
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	for (i = kc_by_tgid[kc_hash(tgid)]; i != KC_NONE;
+	     i = kc_slots[i].next_tgid) {
+		struct kc_vm *vm = &kc_slots[i].vm;
+
+		if (vm->tgid != tgid ||
+		    (creating && !(vm->flags & KC_VM_CREATING)))
+			continue;
+		kc_vm_add(vm, m, value);
+		if (creating)
+			break;	/* the newest first: the one being created */
+	}
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+void kc_vm_stage_tgid(pid_t tgid, enum kc_metric m, u64 value)
+{
+	kc_vm_stage_tgid_of(tgid, m, value, false);
+}
+
+void kc_vm_stage_creating(pid_t tgid, enum kc_metric m, u64 value)
+{
+	kc_vm_stage_tgid_of(tgid, m, value, true);
+}
+
+/* The destroy uevent names the VM by its creator's pid alone. */
+void kc_vm_stage_creator(pid_t pid, enum kc_metric m, u64 value)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	if (!READ_ONCE(kc_live_n))
+		return;
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	for (i = 0; i < kc_vms_p.live; i++) {
+		struct kc_vm *vm = &kc_slots[i].vm;
+
+		if (kc_slots[i].used && vm->creator == pid &&
+		    !(vm->flags & KC_VM_DESTROYED) && !vm->count[m]) {
+			kc_vm_add(vm, m, value);
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+/*
+ * KVM_CREATE_VM returned: the VM being created by @tgid is made (@ok), or
+ * its record goes (the ioctl failed).
+ */
+void kc_vm_created(pid_t tgid, bool ok)
+{
+	unsigned long flags;
+	int i;
+
+	if (!READ_ONCE(kc_live_n))
+		return;
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	for (i = kc_by_tgid[kc_hash(tgid)]; i != KC_NONE;
+	     i = kc_slots[i].next_tgid) {
+		struct kc_vm *vm = &kc_slots[i].vm;
+
+		if (vm->tgid != tgid || !(vm->flags & KC_VM_CREATING))
+			continue;
+		if (ok)
+			vm->flags &= ~KC_VM_CREATING;
+		else
+			kc_slot_free(i);
+		break;
+	}
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+void kc_vm_destroyed(u64 kvm)
+{
+	unsigned long flags;
+	int i;
+
+	if (!READ_ONCE(kc_live_n))
+		return;
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	i = kc_find_kvm(kvm);
+	if (i != KC_NONE)
+		kc_slots[i].vm.flags |= KC_VM_DESTROYED;
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+/* The process is reaped (its exit_to_reap is in): its VMs are done. */
+void kc_vm_reaped(pid_t tgid)
+{
+	unsigned long flags;
+	int i, next;
+
+	if (!READ_ONCE(kc_live_n))
+		return;
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	for (i = kc_by_tgid[kc_hash(tgid)]; i != KC_NONE; i = next) {
+		next = kc_slots[i].next_tgid;
+		if (kc_slots[i].vm.tgid == tgid)
+			kc_slot_finish(i);
+	}
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+/* Forgets the finished VMs (reset); the live ones go on. */
+void kc_vms_reset(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	kc_last_head = 0;
+	kc_last_len = 0;
+	kc_slowest_len = 0;
+	kc_st.finished = 0;
+	kc_st.last_evicted = 0;
+	kc_st.live_evicted = 0;
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+/* Records copied a batch at a time, so that interrupts wait for little. */
+#define KC_VMS_BATCH	16
+
+/*
+ * Copies the finished VMs into @out (room for kc_vms_p.last +
+ * kc_vms_p.slowest): the last ones oldest first, then the slowest,
+ * slowest first. Sets *nlast and *nslow; *st gets the counts.
+ */
+void kc_vms_snapshot(struct kc_vm *out, unsigned int *nlast,
+		     unsigned int *nslow, struct kc_vms_stats *st)
+{
+	unsigned int i, j, n, len, first;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	len = kc_last_len;
+	first = (kc_last_head + kc_vms_p.last - len) % kc_vms_p.last;
+	*st = kc_st;
+	st->live = kc_live_n;
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+	/* Newer VMs may land while this copies: the ring may move on. */
+	for (i = 0; i < len; i += n) {
+		n = min_t(unsigned int, KC_VMS_BATCH, len - i);
+		raw_spin_lock_irqsave(&kc_vms_lock, flags);
+		for (j = 0; j < n; j++)
+			out[i + j] = kc_last[(first + i + j) % kc_vms_p.last];
+		raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+	}
+	*nlast = len;
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	n = kc_slowest_len;
+	memcpy(out + len, kc_slowest, n * sizeof(*kc_slowest));
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+	*nslow = n;
+	/* Slowest first: a few dozen, by insertion. */
+	for (i = 1; i < n; i++) {
+		for (j = i; j > 0 && kc_reap_time(&out[len + j - 1]) <
+				     kc_reap_time(&out[len + j]); j--)
+			swap(out[len + j - 1], out[len + j]);
+	}
+}
+
+void kc_vms_params(struct kc_vms_params *p)
+{
+	*p = kc_vms_p;
+}
+
+static size_t kc_vms_bytes(const struct kc_vms_params *p, unsigned int heads)
+{
+	return p->live * sizeof(*kc_slots) + 2 * heads * sizeof(int) +
+	       (p->last + p->slowest) * sizeof(struct kc_vm);
+}
+
+void kc_vms_mem(struct kc_mem *mem)
+{
+	kc_mem_vmalloc(mem, kc_vms_bytes(&kc_vms_p, 1U << kc_hash_bits));
+}
+
+int kc_vms_init(const struct kc_vms_params *p)
+{
+	unsigned int heads, i;
+	char *a;
+
+	if (p->last < KC_VMS_MIN || p->last > KC_VMS_MAX ||
+	    p->slowest < KC_VMS_MIN || p->slowest > KC_VMS_MAX ||
+	    p->live < KC_VMS_MIN || p->live > KC_VMS_MAX)
+		return -EINVAL;
+	heads = roundup_pow_of_two(p->live);
+	kc_vms_area = vzalloc(kc_vms_bytes(p, heads));
+	if (!kc_vms_area)
+		return -ENOMEM;
+	kc_vms_p = *p;
+	memset(&kc_st, 0, sizeof(kc_st));
+	kc_last_head = 0;
+	kc_last_len = 0;
+	kc_slowest_len = 0;
+	kc_seq = 0;
+	kc_live_n = 0;
+	kc_hash_bits = ilog2(heads);
+	a = kc_vms_area;
+	kc_slots = (struct kc_vm_slot *)a;
+	a += p->live * sizeof(*kc_slots);
+	kc_by_kvm = (int *)a;
+	kc_by_tgid = kc_by_kvm + heads;
+	a += 2 * heads * sizeof(int);
+	kc_last = (struct kc_vm *)a;
+	kc_slowest = kc_last + p->last;
+	for (i = 0; i < heads; i++) {
+		kc_by_kvm[i] = KC_NONE;
+		kc_by_tgid[i] = KC_NONE;
+	}
+	for (i = 0; i < p->live; i++)
+		kc_slots[i].next_free = i + 1 < p->live ? i + 1 : KC_NONE;
+	kc_free = 0;
+	return 0;
+}
+
+void kc_vms_exit(void)
+{
+	vfree(kc_vms_area);
+	kc_vms_area = NULL;
+}
