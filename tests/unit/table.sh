@@ -70,9 +70,9 @@ for i in "${!names[@]}"; do
 	has_line "$tmp/dump" "^metric	$m	" || problems+=("dump: no $m")
 	grep -qF "\"name\":\"$m\"" "$tmp/dump-json" || problems+=("dump --json: no $m")
 	grep -qF "metric=\"$m\"" "$tmp/export" || problems+=("export: no $m")
-	for p in ${probes[i]}; do	# kind:symbol@home
-		sym=${p#*:} sym=${sym%@*} sym=${sym%%|*}
-		has_line "$tmp/probes" "^$m +${p%%:*} +$sym" || problems+=("probes: no ${p%%:*} $sym of $m")
+	for p in ${probes[i]}; do	# kind:symbol@home, candidates joined by '|'
+		syms=${p#*:} syms=${syms%@*}
+		has_line "$tmp/probes" "^$m +${p%%:*} +($syms) " || problems+=("probes: no ${p%%:*} of $m on one of $syms")
 	done
 	grep -qF "\"metric\":\"$m\"" "$tmp/probes-json" || problems+=("probes --json: no $m")
 	has_line "$tmp/watch" "^$m " || problems+=("watch: no $m")
