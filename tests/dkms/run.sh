@@ -7,10 +7,13 @@
 # the Debian packages: dpkg-buildpackage -us -uc -b, install both into the chroot (which
 # has linux-headers-amd64), DKMS builds the module for every kernel with headers, purge
 # leaves nothing (inside-deb.sh). Then the vm tier boots each kernel with the module that
-# DKMS built, not one that make built.
+# DKMS built, not one that make built, for the scenarios that show it loads and counts a
+# churn exactly (KC_DKMS_SCENARIOS): the same sources as the vm tier's module, which
+# that tier takes through every scenario.
 # Every test runs in a throwaway overlay of the cached chroot. Ids: arguments, else
 # $KERNELS (its non-x86_64 ids are left out), else the four x86_64 kernels.
-# Knobs: KERNELS, KVMCHURN_CACHE, KVMCHURN_SCENARIOS (passed to the vm tier).
+# Knobs: KERNELS, KVMCHURN_CACHE, KVMCHURN_SCENARIOS (passed to the vm tier; default
+# KC_DKMS_SCENARIOS).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../vm/lib.sh"
@@ -19,6 +22,7 @@ set -euo pipefail
 
 KC_DKMS_DIR=$KC_TOP/tests/dkms
 KC_DKMS_IDS="x86_64-5.10 x86_64-6.1 x86_64-6.12 x86_64-7.x"
+KC_DKMS_SCENARIOS="00-* 10-* 20-* 90-*"
 # What of the tree the chroots get: the package build needs the client, docs and unit tests.
 KC_DKMS_TREE="Kbuild Makefile build.mk dkms.conf module examples completion userspace Documentation debian tests/lib tests/unit tests/fixtures README.md"
 
@@ -185,7 +189,8 @@ main() {
 			*" passed, "*" failed") continue ;;
 			esac
 			echo "$line"
-		done < <(KVMCHURN_MODULE_DIR=$KC_DKMS_CACHE/modules "$KC_VM_DIR/run.sh" "${vm_ids[@]}" || true)
+		done < <(KVMCHURN_SCENARIOS=${KVMCHURN_SCENARIOS:-$KC_DKMS_SCENARIOS} \
+			KVMCHURN_MODULE_DIR=$KC_DKMS_CACHE/modules "$KC_VM_DIR/run.sh" "${vm_ids[@]}" || true)
 	fi
 	kc_summary "$passed" "$failed"
 }
