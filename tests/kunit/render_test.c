@@ -635,6 +635,7 @@ static void kc_render_raw_known(struct kunit *test)
 		"counter\tirqbypass_register\t10\n"
 		"counter\tirqbypass_unregister\t10\n"
 		"probe\tkvm_create_vm\tkretprobe\tkvm_dev_ioctl\toff\n"
+		"probe\tkvm_create_vm\tkretprobe\tkvm_arch_init_vm\toff\n"
 		"probe\tirqbypass_register\tkretprobe\tirq_bypass_register_consumer\toff\n"
 		"probe\texit_mmap\tkretprobe\texit_mmap\toff\n"
 		"probe\texit_files\tkretprobe\texit_files\toff\n"
@@ -703,6 +704,7 @@ static void kc_render_probes_unregistered(struct kunit *test)
 		const char *symbol;
 	} krets[] = {
 		{ KC_M_KVM_CREATE_VM, "kvm_dev_ioctl" },
+		{ KC_M_KVM_CREATE_VM, "kvm_arch_init_vm" },
 		{ KC_M_IRQBYPASS_REGISTER, "irq_bypass_register_consumer" },
 		{ KC_M_EXIT_MMAP, "exit_mmap" },
 		{ KC_M_EXIT_FILES, "exit_files" },
