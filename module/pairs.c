@@ -160,6 +160,25 @@ bool kc_pair_get(enum kc_pair_kind kind, u64 id, enum kc_pair_op op, u64 *ts)
 	return found;
 }
 
+/*
+ * The entry of (@kind, @id), added at @ts if it is not there; NULL, counted
+ * as a drop, when its bucket is full. Called with the bucket's lock held.
+ */
+static struct kc_pair *kc_pair_get_or_add(struct kc_pair_bucket *b, u32 kind,
+					  u64 id, u64 ts)
+{
+	struct kc_pair *e = kc_pair_find(b, kind, id);
+
+	if (e)
+		return e;
+	e = kc_pair_room(b, ts);
+	if (e)
+		kc_pair_fill(b, e, kind, id, ts);
+	else
+		atomic64_inc(&kc_pairs_dropped);
+	return e;
+}
+
 /* Keeps the largest @val given for (@kind, @id), in an entry added at @ts. */
 void kc_pair_max(enum kc_pair_kind kind, u64 id, u64 ts, u64 val)
 {
@@ -168,14 +187,7 @@ void kc_pair_max(enum kc_pair_kind kind, u64 id, u64 ts, u64 val)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&b->lock, flags);
-	e = kc_pair_find(b, kind + 1, id);
-	if (!e) {
-		e = kc_pair_room(b, ts);
-		if (e)
-			kc_pair_fill(b, e, kind + 1, id, ts);
-		else
-			atomic64_inc(&kc_pairs_dropped);
-	}
+	e = kc_pair_get_or_add(b, kind + 1, id, ts);
 	if (e && val > e->val)
 		e->val = val;
 	raw_spin_unlock_irqrestore(&b->lock, flags);
@@ -208,14 +220,7 @@ void kc_pair_inc(enum kc_pair_kind kind, u64 id, u64 ts)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&b->lock, flags);
-	e = kc_pair_find(b, kind + 1, id);
-	if (!e) {
-		e = kc_pair_room(b, ts);
-		if (e)
-			kc_pair_fill(b, e, kind + 1, id, ts);
-		else
-			atomic64_inc(&kc_pairs_dropped);
-	}
+	e = kc_pair_get_or_add(b, kind + 1, id, ts);
 	if (e)
 		e->val++;
 	raw_spin_unlock_irqrestore(&b->lock, flags);

@@ -55,6 +55,37 @@ static unsigned int kc_hash(u64 key)
 	return kc_hash_bits ? hash_64(key, kc_hash_bits) : 0;
 }
 
+/* The first slot from @i on in its tgid chain that is @tgid's, or KC_NONE. */
+static int kc_tgid_from(int i, pid_t tgid)
+{
+	while (i != KC_NONE && kc_slots[i].vm.tgid != tgid)
+		i = kc_slots[i].next_tgid;
+	return i;
+}
+
+/* @tgid's live VMs, newest first: kc_first_of(), then kc_next_of(). */
+static int kc_first_of(pid_t tgid)
+{
+	return kc_tgid_from(kc_by_tgid[kc_hash(tgid)], tgid);
+}
+
+static int kc_next_of(int i)
+{
+	return kc_tgid_from(kc_slots[i].next_tgid, kc_slots[i].vm.tgid);
+}
+
+/*
+ * Whether @tgid may have a live VM, without the lock: most processes a
+ * probe sees have none (with filter '*', every one on the host), and their
+ * chain is empty. A process's VMs are linked by the process itself, so its
+ * own probes never race with that.
+ */
+static bool kc_may_have_vms(pid_t tgid)
+{
+	return READ_ONCE(kc_live_n) &&
+	       READ_ONCE(kc_by_tgid[kc_hash(tgid)]) != KC_NONE;
+}
+
 static void kc_link(int i)
 {
 	struct kc_vm_slot *s = &kc_slots[i];
@@ -64,7 +95,7 @@ static void kc_link(int i)
 	s->next_kvm = *kh;
 	*kh = i;
 	s->next_tgid = *th;
-	*th = i;
+	WRITE_ONCE(*th, i);
 }
 
 /* Removes slot @i from the chain that starts at @head, linked by @next. */
@@ -76,7 +107,7 @@ static void kc_unlink_from(int *head, int i, size_t next)
 		int *n = (int *)((char *)&kc_slots[*p] + next);
 
 		if (*p == i) {
-			*p = *n;
+			WRITE_ONCE(*p, *n);
 			return;
 		}
 		p = n;
@@ -187,10 +218,9 @@ void kc_vm_begin(u64 kvm, struct task_struct *t)
 	if (i != KC_NONE)
 		kc_slot_finish(i);
 	/* A VMM that makes a VM after destroying one: that one is done. */
-	for (j = kc_by_tgid[kc_hash(t->tgid)]; j != KC_NONE; j = i) {
-		i = kc_slots[j].next_tgid;
-		if (kc_slots[j].vm.tgid == t->tgid &&
-		    (kc_slots[j].vm.flags & KC_VM_DESTROYED))
+	for (j = kc_first_of(t->tgid); j != KC_NONE; j = i) {
+		i = kc_next_of(j);
+		if (kc_slots[j].vm.flags & KC_VM_DESTROYED)
 			kc_slot_finish(j);
 	}
 	i = kc_slot_take();
@@ -238,15 +268,13 @@ static void kc_vm_stage_tgid_of(pid_t tgid, enum kc_metric m, u64 value,
 	unsigned long flags;
 	int i;
 
-	if (!READ_ONCE(kc_live_n))
+	if (!kc_may_have_vms(tgid))
 		return;
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
-	for (i = kc_by_tgid[kc_hash(tgid)]; i != KC_NONE;
-	     i = kc_slots[i].next_tgid) {
+	for (i = kc_first_of(tgid); i != KC_NONE; i = kc_next_of(i)) {
 		struct kc_vm *vm = &kc_slots[i].vm;
 
-		if (vm->tgid != tgid ||
-		    (creating && !(vm->flags & KC_VM_CREATING)))
+		if (creating && !(vm->flags & KC_VM_CREATING))
 			continue;
 		kc_vm_add(vm, m, value);
 		if (creating)
@@ -295,14 +323,13 @@ void kc_vm_created(pid_t tgid, bool ok)
 	unsigned long flags;
 	int i;
 
-	if (!READ_ONCE(kc_live_n))
+	if (!kc_may_have_vms(tgid))
 		return;
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
-	for (i = kc_by_tgid[kc_hash(tgid)]; i != KC_NONE;
-	     i = kc_slots[i].next_tgid) {
+	for (i = kc_first_of(tgid); i != KC_NONE; i = kc_next_of(i)) {
 		struct kc_vm *vm = &kc_slots[i].vm;
 
-		if (vm->tgid != tgid || !(vm->flags & KC_VM_CREATING))
+		if (!(vm->flags & KC_VM_CREATING))
 			continue;
 		if (ok)
 			vm->flags &= ~KC_VM_CREATING;
@@ -331,15 +358,14 @@ void kc_vm_destroyed(u64 kvm)
 void kc_vm_reaped(pid_t tgid)
 {
 	unsigned long flags;
-	int i, next;
+	int i, n;
 
-	if (!READ_ONCE(kc_live_n))
+	if (!kc_may_have_vms(tgid))
 		return;
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
-	for (i = kc_by_tgid[kc_hash(tgid)]; i != KC_NONE; i = next) {
-		next = kc_slots[i].next_tgid;
-		if (kc_slots[i].vm.tgid == tgid)
-			kc_slot_finish(i);
+	for (i = kc_first_of(tgid); i != KC_NONE; i = n) {
+		n = kc_next_of(i);
+		kc_slot_finish(i);
 	}
 	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
 }
