@@ -8,6 +8,7 @@
 
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/timekeeping.h>
 #include <linux/types.h>
 
 #include "compat.h"
@@ -46,7 +47,26 @@ static inline void kc_mem_vmalloc(struct kc_mem *mem, size_t bytes)
 extern bool kc_enabled;
 extern bool kc_unit_ns;
 
-/* Converts a ktime_get_ns() interval to the unit chosen at load time. */
+/*
+ * Probe context's clock: CLOCK_MONOTONIC in ns, NMI-safe. A kprobe without
+ * ftrace (a notrace function's) traps with int3, which x86 runs as an NMI,
+ * where ktime_get_ns() must not read the timekeeper under its seqcount;
+ * this is also bpf_ktime_get_ns(), the seed's clock.
+ */
+static inline u64 kc_now(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+/* Nanoseconds since @start; 0 if the fast clock stepped back (an update). */
+static inline u64 kc_since(u64 start)
+{
+	u64 now = kc_now();
+
+	return now > start ? now - start : 0;
+}
+
+/* Converts a kc_now() interval to the unit chosen at load time. */
 u64 kc_to_unit(u64 ns);
 const char *kc_unit_name(void);
 int kc_parse_unit(const char *s, bool *ns);

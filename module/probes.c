@@ -181,7 +181,7 @@ static bool kc_want_irqfd(struct kc_kret *k, struct kretprobe_instance *ri,
 {
 	if (kc_traced())
 		kc_pair_add(KC_PAIR_VM, regs_get_kernel_argument(regs, 0),
-			    ktime_get_ns(), true);
+			    kc_now(), true);
 	return false;
 }
 
@@ -328,7 +328,7 @@ static bool kc_want_first_run(struct kc_kret *k, struct kretprobe_instance *ri,
 		return false;
 	kc_for_vm(ri, (void *)arg);
 	d->arg = arg;
-	d->timed = kc_pair_add(KC_PAIR_FIRST_RUN, arg, ktime_get_ns(),
+	d->timed = kc_pair_add(KC_PAIR_FIRST_RUN, arg, kc_now(),
 			       false) == KC_PAIR_ADDED;
 	return d->timed;
 }
@@ -380,6 +380,11 @@ static bool kc_kvm_uevent(struct pt_regs *regs, const char *event, pid_t *pid)
 }
 
 /*
+ * kobject_uevent_env() is notrace: its kprobe traps with int3, and x86 runs
+ * a kernel int3 as an NMI (so does lockdep), where no lock may be waited
+ * for. Its entry hooks only read and note; the pairing table is used from
+ * the return hooks, which run in the caller's context.
+ *
  * The create uevent of a traced process's VM: its creator's pid is marked,
  * once for each such VM, for the destroy uevent to find.
  */
@@ -387,36 +392,52 @@ static bool kc_want_uevent_create(struct kc_kret *k,
 				  struct kretprobe_instance *ri,
 				  struct pt_regs *regs)
 {
-	pid_t pid;
-
 	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
+	pid_t pid;
 
 	if (!kc_kvm_uevent(regs, "EVENT=create", &pid) || !kc_traced())
 		return false;
-	if (pid)
-		kc_pair_inc(KC_PAIR_UEVENT, pid, ktime_get_ns());
+	d->arg = pid;
 	d->vm_by = KC_VM_BY_CREATING;
+	return true;
+}
+
+static bool kc_done_uevent_create(struct kretprobe_instance *ri,
+				  struct pt_regs *regs, u64 value)
+{
+	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
+
+	if (d->arg)
+		kc_pair_inc(KC_PAIR_UEVENT, d->arg, kc_now());
 	return true;
 }
 
 /*
  * The destroy uevent runs in whichever task puts the VM's last reference,
  * a kworker as well as the VMM: it is a traced VM's if its creator's pid
- * was marked. The mark goes whatever enable says, as kvm_vm_release's.
+ * was marked. Every one of KVM's is timed, for the return hook to decide;
+ * the mark goes whatever enable says, as kvm_vm_release's.
  */
 static bool kc_want_uevent_destroy(struct kc_kret *k,
 				   struct kretprobe_instance *ri,
 				   struct pt_regs *regs)
 {
 	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
-	bool marked;
 	pid_t pid;
 
 	if (!kc_kvm_uevent(regs, "EVENT=destroy", &pid))
 		return false;
-	marked = pid && kc_pair_dec(KC_PAIR_UEVENT, pid);
 	d->vm = pid;
 	d->vm_by = KC_VM_BY_CREATOR;
+	return true;
+}
+
+static bool kc_done_uevent_destroy(struct kretprobe_instance *ri,
+				   struct pt_regs *regs, u64 value)
+{
+	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
+	bool marked = d->vm && kc_pair_dec(KC_PAIR_UEVENT, d->vm);
+
 	return READ_ONCE(kc_enabled) && (marked || kc_filter_all());
 }
 
@@ -463,8 +484,10 @@ static const struct kc_kret_ops kc_kret_ops[KC_NR_KRETPROBES] = {
 	[KC_KRET_KVM_VM_IOCTL] = { kc_want_vcpu_create, NULL },
 	[KC_KRET_FIRST_RUN] = { kc_want_first_run, kc_done_first_run,
 				kc_first_run_stands },
-	[KC_KRET_UEVENT_CREATE] = { kc_want_uevent_create, NULL },
-	[KC_KRET_UEVENT_DESTROY] = { kc_want_uevent_destroy, NULL },
+	[KC_KRET_UEVENT_CREATE] = { kc_want_uevent_create,
+				    kc_done_uevent_create },
+	[KC_KRET_UEVENT_DESTROY] = { kc_want_uevent_destroy,
+				     kc_done_uevent_destroy },
 	[KC_KRET_MMU_NOTIFIER_UNREGISTER] = { kc_want_mn_unregister,
 					      kc_done_mn_unregister },
 };
@@ -499,7 +522,7 @@ static int kc_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	d->vm_by = KC_VM_BY_TGID;
 	if (!k->ops.want(k, ri, regs))
 		return 1;
-	d->start = ktime_get_ns();
+	d->start = kc_now();
 	return 0;
 }
 
@@ -509,7 +532,7 @@ static int kc_kret_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct kc_kret *k = container_of(kc_kretprobe_of(ri), struct kc_kret, rp);
 	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
-	u64 value = kc_to_unit(ktime_get_ns() - d->start);
+	u64 value = kc_to_unit(kc_since(d->start));
 
 	if (k->ops.done && !k->ops.done(ri, regs, value))
 		return 0;

@@ -85,7 +85,7 @@ static void kc_tp_signal_deliver(void *data, int sig,
 		return;
 	if (sig == SIGKILL && !kc_group_killed(current))
 		return;
-	if (kc_pair_add(KC_PAIR_SIGNAL, current->tgid, ktime_get_ns(), false) !=
+	if (kc_pair_add(KC_PAIR_SIGNAL, current->tgid, kc_now(), false) !=
 	    KC_PAIR_ADDED)
 		return;
 	kc_count(sig == SIGKILL ? KC_C_SIGKILL : KC_C_SIGTERM);
@@ -100,11 +100,11 @@ static void kc_tp_sched_process_exit(KC_SCHED_PROCESS_EXIT_PROTO)
 	if (!READ_ONCE(kc_enabled) || !thread_group_leader(p) ||
 	    !kc_filter_match(p))
 		return;
-	now = ktime_get_ns();
+	now = kc_now();
 	kc_count(KC_C_EXIT);
 	/* The signal entry stays until the free, so later threads are not first. */
 	if (kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_CLAIM, &start)) {
-		u64 v = kc_to_unit(now - start);
+		u64 v = kc_to_unit(now > start ? now - start : 0);
 
 		kc_hist_record(KC_M_SIGNAL_TO_EXIT, v);
 		kc_vm_stage_tgid(p->tgid, KC_M_SIGNAL_TO_EXIT, v);
@@ -133,7 +133,7 @@ static void kc_tp_sched_process_free(void *data, struct task_struct *p)
 	}
 	exited = kc_pair_get(KC_PAIR_EXIT, p->pid, KC_PAIR_TAKE, &start);
 	if (exited && READ_ONCE(kc_enabled)) {
-		v = kc_to_unit(ktime_get_ns() - start);
+		v = kc_to_unit(kc_since(start));
 		kc_count(KC_C_REAP);
 		kc_hist_record(KC_M_EXIT_TO_REAP, v);
 		kc_vm_stage_tgid(p->tgid, KC_M_EXIT_TO_REAP, v);
@@ -147,7 +147,7 @@ static void kc_reclaim_begin(unsigned int id, enum kc_pair_kind kind)
 {
 	kc_tp_hit(id);
 	if (READ_ONCE(kc_enabled) && kc_filter_match(current))
-		kc_pair_add(kind, current->pid, ktime_get_ns(), true);
+		kc_pair_add(kind, current->pid, kc_now(), true);
 }
 
 static void kc_reclaim_end(unsigned int id, enum kc_pair_kind kind,
@@ -159,7 +159,7 @@ static void kc_reclaim_end(unsigned int id, enum kc_pair_kind kind,
 	if (!kc_pair_get(kind, current->pid, KC_PAIR_TAKE, &start) ||
 	    !READ_ONCE(kc_enabled))
 		return;
-	v = kc_to_unit(ktime_get_ns() - start);
+	v = kc_to_unit(kc_since(start));
 	kc_hist_record(metric, v);
 	kc_vm_stage_tgid(current->tgid, metric, v);
 }

@@ -228,7 +228,7 @@ void kc_vm_begin(u64 kvm, struct task_struct *t)
 	kc_slots[i].vm.kvm = kvm;
 	kc_slots[i].vm.tgid = t->tgid;
 	kc_slots[i].vm.creator = t->pid;
-	kc_slots[i].vm.created = ktime_get_real_ns();
+	kc_slots[i].vm.created = ktime_get_real_fast_ns();
 	kc_slots[i].vm.flags = KC_VM_CREATING;
 	kc_comm_copy(kc_slots[i].vm.comm, t->group_leader->comm);
 	kc_slots[i].seq = ++kc_seq;
