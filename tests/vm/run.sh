@@ -10,6 +10,7 @@
 # KVMCHURN_MODULE_DIR (boot DIR/<id>/kvmchurn.ko instead of building one: the dkms tier),
 # KVMCHURN_SCENARIO_DIR (run its *.sh instead of scenarios/: make bench), KVMCHURN_GUEST_DIR
 # (its contents copied into the guest's /kvmchurn, e.g. bin/forkexit: make bench),
+# KVMCHURN_METRICS_VMS (VMs of each of 30-metrics' loads, default 40: the debug tier's 8),
 # KVMCHURN_ICOUNT (QEMU's -icount shift: the guest clock counts instructions, one vCPU thread;
 # make bench).
 set -euo pipefail
@@ -19,6 +20,8 @@ set -euo pipefail
 . "$KC_VM_DIR/qemu.sh"
 
 KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-900}
+[[ ${KVMCHURN_METRICS_VMS:-40} =~ ^[1-9][0-9]{0,3}$ ]] ||
+	kc_die "KVMCHURN_METRICS_VMS=$KVMCHURN_METRICS_VMS: give a number of VMs, 1 to 9999"
 # Kernel text that fails a run, and the known harmless lines (notes/kernel-matrix.md).
 KC_BAD='Kernel panic|BUG:|Oops|WARNING:|Call Trace|KASAN|UBSAN|possible circular locking'
 # What only the debug kernel's detectors print.
@@ -62,8 +65,8 @@ kc_initramfs() {
 	[[ ! -f $build/tests/kunit/kvmchurn_test.ko ]] || cp "$build/tests/kunit/kvmchurn_test.ko" "$st/kvmchurn/"
 	[[ -z ${KVMCHURN_GUEST_DIR:-} ]] || cp -r "$KVMCHURN_GUEST_DIR"/. "$st/kvmchurn/"
 	chmod 755 "$st/init" "$st/kvmchurn/bin/kvmchurn-put"
-	printf 'KVMCHURN_KERNEL=%s\nKVMCHURN_ARCH=%s\nKVMCHURN_HOST_MODULES="%s"\n' \
-		"$id" "$KC_ARCH" "$KC_MODULES" >"$st/kvmchurn/config"
+	printf 'KVMCHURN_KERNEL=%s\nKVMCHURN_ARCH=%s\nKVMCHURN_HOST_MODULES="%s"\nKVMCHURN_METRICS_VMS=%s\n' \
+		"$id" "$KC_ARCH" "$KC_MODULES" "${KVMCHURN_METRICS_VMS:-40}" >"$st/kvmchurn/config"
 	# the kernel opens /dev/console before /init runs; init reopens it after devtmpfs
 	mknod -m 600 "$st/dev/console" c 5 1 2>/dev/null || true
 	(cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$out"

@@ -21,7 +21,7 @@ while [ $r -le $ROUNDS ]; do
 		# 0.1 to 0.5 s loaded, so that unloads meet probes in every phase
 		sleep "0.$((r % 5 + 1))"
 		for f in "$D"/all "$D"/summary "$D"/counters "$D"/probes "$D"/checks \
-			"$D"/raw "$D"/filter "$D"/enable "$D"/hist/*; do
+			"$D"/raw "$D"/vms "$D"/memory "$D"/filter "$D"/enable "$D"/hist/*; do
 			cat "$f" >/dev/null || why="read $f"
 		done
 		rmmod kvmchurn 2>/tmp/kc.err || why="${why:+$why; }rmmod: $(cat /tmp/kc.err)"

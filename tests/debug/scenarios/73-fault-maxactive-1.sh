@@ -3,8 +3,9 @@
 # 100 VMs at -j 8. Calls that find the instance busy are missed: each is
 # counted (hits + missed equals the kernel's own count of calls, from tracefs
 # kprobe events), shown in probes and in summary's nmissed column, and flagged
-# by checks; nothing else breaks (a missed kvm_vm_release leaves its VM's
-# mark in the pairing table until it ages out, and no other entry is left).
+# by checks; nothing else breaks (a missed kvm_vm_release, or destroy uevent,
+# leaves its VM's mark in the pairing table until it ages out, and no other
+# entry is left).
 # shellcheck source=../../vm/guest/tap.sh
 . /kvmchurn/tap.sh
 N=100
@@ -14,6 +15,14 @@ LOAD="-n $N -j 8 --vcpus 2 --irqfds 8 --mem 16 --end kill"
 probe_field() {
 	awk -F '\t' -v s="$1" -v c="$2" '$1 == "probe" && $4 == s { print $c; f = 1 } END { if (!f) print "missing" }' "$D/raw"
 }
+# metric_missed METRIC: missed calls of METRIC's probes, from raw.
+metric_missed() {
+	awk -F '\t' -v m="$1" '$1 == "probe" && $2 == m { s += $7 } END { print s + 0 }' "$D/raw"
+}
+# leftover_marks: what missed calls may leave in the pairing table, a mark
+# each: kvm_vm_release's (its VM's irqfd mark) and the destroy uevent's (its
+# creator's pid)
+leftover_marks() { echo $(($(probe_field kvm_vm_release 7) + $(metric_missed uevent_destroy))); }
 
 tracefs || not_ok "tracefs is available"
 # only the load's processes call these: their counts are free of other noise
@@ -25,7 +34,11 @@ ok "insmod kvmchurn.ko maxactive=1"
 if kvmchurn load $LOAD >/tmp/kc.load 2>&1; then ok "kvmchurn load $LOAD"; else not_ok "kvmchurn load $LOAD: exit $?"; fi
 sed 's/^/# /' /tmp/kc.load
 check "the load lost no VM" grep -q "$N completed, 0 failed" /tmp/kc.load
-quiet
+# at rest: the VMs gone, and in the pairing table only the marks that a
+# missed call leaves (below), which stay until they age out (10 minutes)
+left_at_most() { [ "$(vms_alive)" = 0 ] && [ "$(rec pairs 3)" -le "$(leftover_marks)" ]; }
+wait_for "$KC_WAIT" left_at_most ||
+	echo "# not at rest after $KC_WAIT s: $(vms_alive) VM processes, $(rec pairs 3) pairing entries in use"
 sed 's/^/# /' "$D/probes"
 for f in kvm_dev_ioctl:kct_ioctl kvm_vm_release:kct_release; do
 	s=${f%%:*}
@@ -46,8 +59,8 @@ slots_whole "every histogram's slots add up to its count"
 # a missed kvm_vm_release cannot let go of its VM's mark: it stays until it
 # ages out (KC_PAIR_MAX_AGE); nothing else is left behind
 used=$(rec pairs 3)
-relmiss=$(probe_field kvm_vm_release 7)
-check "entries in use at rest ($used) at most the missed kvm_vm_release calls ($relmiss)" [ "$used" -le "$relmiss" ]
+check "entries in use at rest ($used) at most the missed kvm_vm_release and destroy uevent calls ($(leftover_marks))" \
+	[ "$used" -le "$(leftover_marks)" ]
 sed 's/^/# /' "$D/summary"
 check "rmmod kvmchurn" rmmod kvmchurn
 kp_clear
