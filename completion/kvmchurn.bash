@@ -28,7 +28,8 @@ _kvmchurn_options() {
 		;;
 	load)
 		echo "-n -t -j --vcpus --mem --irqfds --run --comm --dev --end" \
-			"--term-default --timeout --together --json -h --help"
+			"--term-default --kill-after --ignore-term --timeout --together" \
+			"--json -h --help"
 		;;
 	esac
 }

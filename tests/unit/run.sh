@@ -118,6 +118,12 @@ usage term-default-without-term load --term-default
 usage term-default-with-kill load --end kill --term-default
 usage together-with-exit load --together --end exit
 usage together-with-close load --together --end close
+usage kill-after-without-term load --kill-after 2
+usage kill-after-with-kill load --end kill --kill-after 2
+usage kill-after-zero load --end term --kill-after 0
+usage kill-after-not-below-timeout load --end term --kill-after 60
+usage ignore-term-without-kill-after load --end term --ignore-term
+usage ignore-term-with-term-default load --end term --kill-after 2 --ignore-term --term-default
 
 # ---- the commands that read and write the module's files ------------------
 
@@ -163,8 +169,8 @@ fake_tests() {
 	fake -- -n 6 -j 3 --json
 	want_rc 0
 	want_same err empty
-	want_grep out '^\{"version":"[^"]+","arch":"(x86_64|arm64)","comm":"'"$comm"'","end":"kill","term_default":false,"vcpus":2,"mem_mib":4,"irqfds":8,"run":false,"parallel":3,"together":false,"count":6,"seconds":null,'
-	want_grep out '"started":6,"completed":6,"failed":0,"aborted":0,"interrupted":false,"waves":null,'
+	want_grep out '^\{"version":"[^"]+","arch":"(x86_64|arm64)","comm":"'"$comm"'","end":"kill","term_default":false,"kill_after":null,"ignore_term":false,"vcpus":2,"mem_mib":4,"irqfds":8,"run":false,"parallel":3,"together":false,"count":6,"seconds":null,'
+	want_grep out '"started":6,"completed":6,"failed":0,"aborted":0,"interrupted":false,"waves":null,"killed_after":null,'
 	want_grep out '"create_ms":\{"count":6,"p50":[0-9.]+,"p99":[0-9.]+,"max":[0-9.]+\},'
 	want_grep out '"teardown_ms":\{"count":6,"p50":[0-9.]+,"p99":[0-9.]+,"max":[0-9.]+\},"rate_per_s":[0-9.]+,"wall_s":[0-9.]+,"pids":\[[1-9][0-9]*(,[1-9][0-9]*){5}\]\}$'
 	python3 -c 'import json, sys; json.load(sys.stdin)' <"$tmp/out" 2>/dev/null ||
@@ -187,6 +193,28 @@ fake_tests() {
 	want_rc 0
 	want_grep out '^teardown: +p50 .* \(SIGTERM to reaped\)$'
 	finish fake-end-term-default
+
+	# --kill-after: VMs that ignore SIGTERM all end by the SIGKILL, a grace later
+	fake -- -n 4 -j 2 --end term --ignore-term --kill-after 1
+	want_rc 0
+	want_same err empty
+	want_grep out '^VMs: +4 started, 4 completed, 0 failed$'
+	want_grep out '^grace: +4 SIGKILLed, still there 1 s after SIGTERM$'
+	want_grep out '^teardown: +p50 [0-9.]+ ms, p99 [0-9.]+ ms, max [0-9.]+ ms \(SIGTERM to reaped, SIGKILL after the grace\)$'
+	# the grace is kept: no VM went before it
+	want_eq "teardown p50 at least the grace" 1 \
+		"$(awk '$1 == "teardown:" { print ($3 >= 1000) ? 1 : 0 }' "$tmp/out")"
+	want_no_process "$comm"
+	finish fake-kill-after-ignored
+
+	# ... and VMs that leave on SIGTERM never see it
+	fake -- -n 4 -j 2 --end term --kill-after 30 --json
+	want_rc 0
+	want_same err empty
+	want_grep out '"end":"term","term_default":false,"kill_after":30,"ignore_term":false,'
+	want_grep out '"started":4,"completed":4,"failed":0,"aborted":0,"interrupted":false,"waves":null,"killed_after":0,'
+	want_no_process "$comm"
+	finish fake-kill-after-unused
 
 	# --together: waves of -j (the first VM starts alone, then waits for its wave)
 	fake -- -n 7 -j 3 --together --json

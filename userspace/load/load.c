@@ -46,6 +46,11 @@ const char load_usage[] =
 	"                      _exit() from its handler, as Firecracker does\n"
 	"  --term-default      with --end term: SIGTERM keeps its default action, and\n"
 	"                      the kernel delivers it as SIGKILL\n"
+	"  --kill-after SECS   with --end term: SIGKILL a VM still there SECS after\n"
+	"                      its SIGTERM, 1-3599 and below --timeout, as\n"
+	"                      Firecracker's pool does (a grace time of 2 s)\n"
+	"  --ignore-term       with --kill-after: the VM ignores SIGTERM, so that\n"
+	"                      each one ends by the SIGKILL\n"
 	"  --end exit          the VM exits by itself\n"
 	"  --end close         the VM closes all its fds (irqfds, vCPUs, VM, KVM),\n"
 	"                      then exits\n"
@@ -60,18 +65,20 @@ const char load_usage[] =
 	"The summary counts the VMs started, completed (ready, then ended as --end\n"
 	"says), failed, and aborted (killed because the run was interrupted). It gives\n"
 	"the create latency (fork to ready, as the client sees it) and the teardown\n"
-	"latency (from the signal, or from ready with --end exit or close, to the VM\n"
-	"reaped) as p50, p99 and max in ms (nearest rank), the rate in completed VMs\n"
-	"per second of wall time, and the wall time; with --together, the waves;\n"
-	"then the pids of the VMs, in the order they started (`kvmchurn vms` names\n"
-	"VMs by pid). On a terminal, a progress line is shown on stderr.\n"
+	"latency (from the first signal, or from ready with --end exit or close, to\n"
+	"the VM reaped) as p50, p99 and max in ms (nearest rank), the rate in\n"
+	"completed VMs per second of wall time, and the wall time; with --together,\n"
+	"the waves; with --kill-after, how many VMs the SIGKILL ended (grace:); then\n"
+	"the pids of the VMs, in the order they started (`kvmchurn vms` names VMs by\n"
+	"pid). On a terminal, a progress line is shown on stderr.\n"
 	"\n"
-	"JSON fields: version, arch, comm, end, term_default, vcpus, mem_mib, irqfds,\n"
-	"run, parallel, together, count (null with -t), seconds (null with -n),\n"
-	"started, completed, failed, aborted, interrupted (true or false), waves\n"
-	"(null without --together), create_ms and teardown_ms (each an object of\n"
-	"count, p50, p99 and max, the last three null without samples), rate_per_s,\n"
-	"wall_s, pids (an array, in start order).\n"
+	"JSON fields: version, arch, comm, end, term_default, kill_after (null\n"
+	"without --kill-after), ignore_term, vcpus, mem_mib, irqfds, run, parallel,\n"
+	"together, count (null with -t), seconds (null with -n), started, completed,\n"
+	"failed, aborted, interrupted (true or false), waves (null without\n"
+	"--together), killed_after (null without --kill-after), create_ms and\n"
+	"teardown_ms (each an object of count, p50, p99 and max, the last three null\n"
+	"without samples), rate_per_s, wall_s, pids (an array, in start order).\n"
 	"\n"
 	"Exit status: see 'kvmchurn --help'. The first VM failing is status 2.\n";
 
@@ -91,8 +98,8 @@ static const char *const teardown_labels[] = {
 
 enum {
 	OPT_COUNT = 1, OPT_SECONDS, OPT_PARALLEL, OPT_VCPUS, OPT_MEM, OPT_IRQFDS,
-	OPT_RUN, OPT_COMM, OPT_DEV, OPT_END, OPT_TERM_DEFAULT, OPT_TIMEOUT,
-	OPT_TOGETHER, OPT_JSON, OPT_HELP,
+	OPT_RUN, OPT_COMM, OPT_DEV, OPT_END, OPT_TERM_DEFAULT, OPT_KILL_AFTER,
+	OPT_IGNORE_TERM, OPT_TIMEOUT, OPT_TOGETHER, OPT_JSON, OPT_HELP,
 };
 
 static const struct kc_opt options[] = {
@@ -107,6 +114,8 @@ static const struct kc_opt options[] = {
 	{ OPT_DEV, 0, "dev", true },
 	{ OPT_END, 0, "end", true },
 	{ OPT_TERM_DEFAULT, 0, "term-default", false },
+	{ OPT_KILL_AFTER, 0, "kill-after", true },
+	{ OPT_IGNORE_TERM, 0, "ignore-term", false },
 	{ OPT_TIMEOUT, 0, "timeout", true },
 	{ OPT_TOGETHER, 0, "together", false },
 	{ OPT_JSON, 0, "json", false },
@@ -160,6 +169,11 @@ static int parse_one(struct kc_opt_parser *p, int id, struct load_args *a)
 		return kc_opt_ulong(p, 1, 512, &o->parallel);
 	case OPT_TIMEOUT:
 		return kc_opt_ulong(p, 1, 3600, &o->timeout);
+	case OPT_KILL_AFTER:
+		return kc_opt_ulong(p, 1, 3599, &o->kill_after);
+	case OPT_IGNORE_TERM:
+		o->ignore_term = true;
+		return 0;
 	case OPT_VCPUS:
 		if (kc_opt_ulong(p, 1, 256, &v))
 			return -1;
@@ -224,6 +238,17 @@ static int parse_args(int argc, char *argv[], struct load_args *a)
 		return kc_usage_error("load", "-n and -t cannot be used together");
 	if (a->o.term_default && a->o.end != LOAD_END_TERM)
 		return kc_usage_error("load", "--term-default needs --end term");
+	if (a->o.kill_after && a->o.end != LOAD_END_TERM)
+		return kc_usage_error("load", "--kill-after needs --end term");
+	if (a->o.kill_after && a->o.kill_after >= a->o.timeout)
+		return kc_usage_error("load", "--kill-after %lu is not below --timeout %lu: "
+				      "the timeout would end the VM first",
+				      a->o.kill_after, a->o.timeout);
+	if (a->o.ignore_term && !a->o.kill_after)
+		return kc_usage_error("load", "--ignore-term needs --kill-after: "
+				      "nothing else would end the VMs");
+	if (a->o.ignore_term && a->o.term_default)
+		return kc_usage_error("load", "--ignore-term and --term-default cannot be used together");
 	if (a->o.together && a->o.end != LOAD_END_KILL && a->o.end != LOAD_END_TERM)
 		return kc_usage_error("load", "--together needs --end kill or term");
 	if (!a->o.count && !a->o.seconds)
@@ -261,8 +286,13 @@ static void print_text(const struct load_opts *o, struct load_result *r)
 	printf("\n");
 	if (o->together)
 		printf("%-9s %lu (every VM alive ended at once)\n", "waves:", r->waves);
+	if (o->kill_after)
+		printf("%-9s %lu SIGKILLed, still there %lu s after SIGTERM\n", "grace:",
+		       r->killed_after, o->kill_after);
 	print_latency_text("create:", &r->create, "fork to ready");
-	print_latency_text("teardown:", &r->teardown, teardown_labels[o->end]);
+	print_latency_text("teardown:", &r->teardown, o->kill_after ?
+			   "SIGTERM to reaped, SIGKILL after the grace" :
+			   teardown_labels[o->end]);
 	printf("%-9s %.1f VMs/s\n", "rate:", wall > 0 ? r->completed / wall : 0.0);
 	printf("%-9s %.3f s\n", "wall:", wall);
 	printf("%-9s", "pids:");
@@ -299,6 +329,8 @@ static void print_json(const struct load_opts *o, struct load_result *r)
 	kc_json_str(&j, "comm", o->comm);
 	kc_json_str(&j, "end", end_names[o->end]);
 	kc_json_bool(&j, "term_default", o->term_default);
+	kc_json_uint_or_null(&j, "kill_after", o->kill_after, o->kill_after);
+	kc_json_bool(&j, "ignore_term", o->ignore_term);
 	kc_json_uint(&j, "vcpus", o->vm.vcpus);
 	kc_json_uint(&j, "mem_mib", o->vm.mem_bytes >> 20);
 	kc_json_uint(&j, "irqfds", o->vm.irqfds);
@@ -313,6 +345,7 @@ static void print_json(const struct load_opts *o, struct load_result *r)
 	kc_json_uint(&j, "aborted", r->aborted);
 	kc_json_bool(&j, "interrupted", r->signal);
 	kc_json_uint_or_null(&j, "waves", r->waves, o->together);
+	kc_json_uint_or_null(&j, "killed_after", r->killed_after, o->kill_after);
 	print_latency_json(&j, "create_ms", &r->create);
 	print_latency_json(&j, "teardown_ms", &r->teardown);
 	kc_json_double(&j, "rate_per_s", "%.3f", wall > 0 ? r->completed / wall : 0.0);

@@ -27,6 +27,8 @@ struct load_opts {
 	unsigned long timeout;	/* --timeout, seconds */
 	enum load_end end;
 	bool term_default;	/* --term-default: no SIGTERM handler */
+	unsigned long kill_after;	/* --kill-after: SIGKILL after SIGTERM, s; 0: never */
+	bool ignore_term;	/* --ignore-term: the VM ignores SIGTERM */
 	bool together;		/* --together: end the VMs alive in waves */
 	const char *comm;	/* process name of each VM */
 	struct vm_config vm;
@@ -34,6 +36,7 @@ struct load_opts {
 
 struct load_result {
 	unsigned long started, completed, failed, aborted;
+	unsigned long killed_after;	/* --kill-after: VMs SIGKILLed after the grace */
 	unsigned long waves;	/* --together: how many times VMs were ended */
 	int signal;		/* the signal that interrupted the run, or 0 */
 	struct kc_samples create;	/* fork to ready, ns */

@@ -87,7 +87,8 @@ static _Noreturn void vm_process_fail(int fd, const struct vm_error *e)
 
 /*
  * The parent's handlers and blocked signals are not for the VM: Ctrl-C and
- * hangups are the parent's to act on, SIGTERM is caught only with --end term.
+ * hangups are the parent's to act on, SIGTERM is caught only with --end term
+ * (and ignored with --ignore-term, a VMM that does not stop when asked).
  */
 static int vm_process_signals(const struct load_opts *o, struct vm_error *err)
 {
@@ -102,8 +103,12 @@ static int vm_process_signals(const struct load_opts *o, struct vm_error *err)
 	for (size_t i = 0; i < ARRAY_SIZE(ignored); i++)
 		if (sigaction(ignored[i], &sa, NULL))
 			return vm_fail(err, VM_STEP_OTHER, errno, "sigaction(%d)", ignored[i]);
-	sa.sa_handler = o->end == LOAD_END_TERM && !o->term_default ?
-			on_vm_sigterm : SIG_DFL;
+	if (o->ignore_term)
+		sa.sa_handler = SIG_IGN;
+	else if (o->end == LOAD_END_TERM && !o->term_default)
+		sa.sa_handler = on_vm_sigterm;
+	else
+		sa.sa_handler = SIG_DFL;
 	if (sigaction(SIGTERM, &sa, NULL))
 		return vm_fail(err, VM_STEP_OTHER, errno, "sigaction(SIGTERM)");
 	sigemptyset(&none);
@@ -168,6 +173,8 @@ struct slot {
 	uint64_t t_fork;
 	uint64_t t_end;		/* signal sent, or ready (exit, close) */
 	uint64_t deadline;	/* --timeout of the current state */
+	uint64_t kill_at;	/* --kill-after: when SIGKILL follows, or 0 */
+	bool killed;		/* --kill-after: SIGKILL sent */
 };
 
 struct pool {
@@ -321,6 +328,8 @@ static void end_vm(struct pool *p, struct slot *s, uint64_t t_ready)
 	}
 	if (s->state == SLOT_ENDING)
 		s->deadline = s->t_end + p->timeout_ns;
+	if (s->state == SLOT_ENDING && o->kill_after)
+		s->kill_at = s->t_end + o->kill_after * NS_PER_S;
 }
 
 static void on_ready(struct pool *p, struct slot *s, const struct vm_report *r)
@@ -404,12 +413,15 @@ static void describe_status(int status, char *buf, size_t size)
 }
 
 /* Whether the VM ended as --end says it should; *expected says how. */
-static bool ended_as_expected(const struct load_opts *o, int status,
-			      const char **expected)
+static bool ended_as_expected(const struct load_opts *o, const struct slot *s,
+			      int status, const char **expected)
 {
-	int sig = o->end == LOAD_END_KILL ? SIGKILL :
+	int sig = o->end == LOAD_END_KILL || o->ignore_term ? SIGKILL :
 		  o->end == LOAD_END_TERM && o->term_default ? SIGTERM : 0;
 
+	/* the grace's SIGKILL, or the end it raced with (below) */
+	if (s->killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		return true;
 	if (sig) {
 		*expected = sig == SIGKILL ? "to be killed by SIGKILL" :
 					     "to be killed by SIGTERM";
@@ -435,10 +447,13 @@ static void finish(struct pool *p, struct slot *s, int status, uint64_t now)
 		slot_fail(p, s, "%s before it was sent %s", how,
 			  end_signal_name(p->o));
 	} else if (s->state == SLOT_ENDING) {
-		if (!ended_as_expected(p->o, status, &expected))
+		if (!ended_as_expected(p->o, s, status, &expected))
 			slot_fail(p, s, "%s, expected %s", how, expected);
 		else
 			record(p, &res->teardown, now - s->t_end);
+		if (s->state == SLOT_ENDING && s->killed && WIFSIGNALED(status) &&
+		    WTERMSIG(status) == SIGKILL)
+			res->killed_after++;
 	}
 	if (s->state == SLOT_FAILED)
 		res->failed++;
@@ -484,6 +499,11 @@ static void check_timeouts(struct pool *p, uint64_t now)
 	for (unsigned long i = 0; i < p->o->parallel; i++) {
 		struct slot *s = &p->slots[i];
 
+		if (s->state == SLOT_ENDING && s->kill_at && now >= s->kill_at) {
+			s->kill_at = 0;
+			s->killed = true;
+			slot_kill(p, s, SIGKILL);
+		}
 		if (s->state == SLOT_FREE || now < s->deadline)
 			continue;
 		if (s->state == SLOT_STARTING)
@@ -500,9 +520,14 @@ static struct timespec *wait_time(const struct pool *p, uint64_t now,
 {
 	uint64_t until = p->progress ? p->next_progress : UINT64_MAX;
 
-	for (unsigned long i = 0; i < p->o->parallel; i++)
-		if (p->slots[i].state != SLOT_FREE && p->slots[i].deadline < until)
-			until = p->slots[i].deadline;
+	for (unsigned long i = 0; i < p->o->parallel; i++) {
+		const struct slot *s = &p->slots[i];
+
+		if (s->state != SLOT_FREE && s->deadline < until)
+			until = s->deadline;
+		if (s->state == SLOT_ENDING && s->kill_at && s->kill_at < until)
+			until = s->kill_at;
+	}
 	if (until == UINT64_MAX)
 		return NULL;
 	until = until > now ? until - now : 0;

@@ -53,6 +53,7 @@ mode 3 "--end exit" --end exit $SMALL
 mode 3 "--end term (handled)" --end term $SMALL
 mode 3 "--end term --term-default" --end term --term-default $SMALL
 mode 3 "--end close" --end close $SMALL
+mode 3 "--end term --ignore-term --kill-after 1" -j 3 --end term --ignore-term --kill-after 1 $SMALL
 mode 3 "--end kill --run --vcpus 2" --end kill --run --vcpus 2 $SMALL
 mode 8 "-j 4 --json" -j 4 --json $SMALL
 if grep -q '"completed":8,' /tmp/mode.out && grep -q '"failed":0,' /tmp/mode.out; then

@@ -1,7 +1,7 @@
 #!/bin/sh
 # shellcheck disable=SC2086 # $LOAD and $OTHER hold several options
 # 30-metrics: every metric and counter of the module, exact, for each way a VM
-# can end. For each --end mode, `kvmchurn load -n N -j 4 --vcpus 2 --irqfds 8`
+# can end (and a pool's SIGTERM, then SIGKILL). For each --end mode, `kvmchurn load -n N -j 4 --vcpus 2 --irqfds 8`
 # --run (each vCPU runs once) and the deltas of two raw snapshots, compared
 # with what the load did and with
 # the true number of calls, counted in the same run by tracefs kprobe events
@@ -220,7 +220,8 @@ one_mode() {
 	is "$label: counter reap" "$(d counter:reap)" $N
 	is "$label: exit_to_reap" "$(d hist:exit_to_reap)" $N
 	case $label in
-	kill | term-default) sig=$N kill=$N term=0 ;;
+	# grace: the SIGTERM a VM ignores is never delivered; the SIGKILL is
+	kill | term-default | grace) sig=$N kill=$N term=0 ;;
 	term) sig=$N kill=0 term=$N ;;
 	*) sig=0 kill=0 term=0 ;;
 	esac
@@ -318,7 +319,10 @@ one_mode term --end term
 one_mode term-default --end term --term-default
 one_mode exit --end exit
 one_mode close --end close
-echo "# ---- summary after $((5 * N)) VMs"
+# a pool's stop: SIGTERM, and SIGKILL a second later for VMs that ignore it
+one_mode grace --end term --ignore-term --kill-after 1
+is "grace: VMs the load SIGKILLed after the grace" "$(awk '$1 == "grace:" { print $2 }' /tmp/kc.load)" $N
+echo "# ---- summary after $((6 * N)) VMs"
 sed 's/^/# /' "$D/summary"
 is "summary: column 8 is nmissed" "$(awk 'NR == 1 { print $8 }' "$D/summary")" nmissed
 is "summary: nmissed 0 for every metric" "$(awk 'NR > 1 && $8 != "0" { print $1 "=" $8 }' "$D/summary")" ""
@@ -326,7 +330,7 @@ sed 's/^/# /' "$D/checks"
 
 # Every histogram of raw is consistent: its slots add up to its count.
 slots_whole "raw: every histogram's slots add up to its count"
-is "all: @n_exit" "$(sed -n 's/^@n_exit: //p' "$D/all")" $((5 * N))
+is "all: @n_exit" "$(sed -n 's/^@n_exit: //p' "$D/all")" $((6 * N))
 
 # ---- the filter -------------------------------------------------------------
 OTHER="-n 10 -j 4 --vcpus $VCPUS --irqfds $IRQFDS --mem 16 --comm other"
