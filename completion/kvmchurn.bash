@@ -27,7 +27,7 @@ _kvmchurn_options() {
 		echo "--json --prometheus -o --hist --follow --qmp --enable --disable -h --help"
 		;;
 	load)
-		echo "-n -t -j --vcpus --mem --irqfds --run --comm --dev --end" \
+		echo "-n -t -j --vcpus --mem --backing --mem-file --irqfds --run --comm --dev --end" \
 			"--term-default --kill-after --ignore-term --timeout --together" \
 			"--json -h --help"
 		;;
@@ -57,7 +57,7 @@ _kvmchurn() {
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return
 		;;
-	-o | --dev | --qmp)
+	-o | --dev | --qmp | --mem-file)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
@@ -69,7 +69,11 @@ _kvmchurn() {
 		COMPREPLY=($(compgen -W "kill term exit close" -- "$cur"))
 		return
 		;;
-	-n | -t | -j | -i | -c | --vcpus | --mem | --irqfds | --comm | --timeout)
+	--backing)
+		COMPREPLY=($(compgen -W "anon thp hugetlb memfd file" -- "$cur"))
+		return
+		;;
+	-n | -t | -j | -i | -c | --vcpus | --mem | --irqfds | --comm | --timeout | --kill-after)
 		return # a number or a name: nothing to offer
 		;;
 	esac

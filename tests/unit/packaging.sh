@@ -70,6 +70,7 @@ result "completes a command after -d DIR" "diff disable downtime dump" "$(comple
 result "completes a metric of show" "exit_files exit_mmap exit_to_reap" "$(complete_line "$client" show exit_)"
 result "completes no metric where the client cannot be run" "" "$(complete_line "$top/no-such-client" show exit_)"
 result "completes --end's values" "close exit kill term" "$(complete_line kvmchurn load -n 5 --end '')"
+result "completes --backing's values" "hugetlb" "$(complete_line kvmchurn load --backing h)"
 result "completes load's options" "--term-default --timeout --together" "$(complete_line kvmchurn load --t)"
 result "completes help's command" "diff disable downtime dump" "$(complete_line kvmchurn help d)"
 result "offers nothing for a count" "" "$(complete_line kvmchurn load -n '')"

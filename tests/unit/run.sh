@@ -118,6 +118,10 @@ usage term-default-without-term load --term-default
 usage term-default-with-kill load --end kill --term-default
 usage together-with-exit load --together --end exit
 usage together-with-close load --together --end close
+usage backing-bogus load --backing bogus
+usage backing-file-without-mem-file load --backing file
+usage mem-file-without-backing-file load --mem-file /etc/hostname
+usage hugetlb-odd-mem load --backing hugetlb --mem 3
 usage kill-after-without-term load --kill-after 2
 usage kill-after-with-kill load --end kill --kill-after 2
 usage kill-after-zero load --end term --kill-after 0
@@ -169,7 +173,7 @@ fake_tests() {
 	fake -- -n 6 -j 3 --json
 	want_rc 0
 	want_same err empty
-	want_grep out '^\{"version":"[^"]+","arch":"(x86_64|arm64)","comm":"'"$comm"'","end":"kill","term_default":false,"kill_after":null,"ignore_term":false,"vcpus":2,"mem_mib":4,"irqfds":8,"run":false,"parallel":3,"together":false,"count":6,"seconds":null,'
+	want_grep out '^\{"version":"[^"]+","arch":"(x86_64|arm64)","comm":"'"$comm"'","end":"kill","term_default":false,"kill_after":null,"ignore_term":false,"vcpus":2,"mem_mib":4,"backing":"anon","mem_file":null,"irqfds":8,"run":false,"parallel":3,"together":false,"count":6,"seconds":null,'
 	want_grep out '"started":6,"completed":6,"failed":0,"aborted":0,"interrupted":false,"waves":null,"killed_after":null,'
 	want_grep out '"create_ms":\{"count":6,"p50":[0-9.]+,"p99":[0-9.]+,"max":[0-9.]+\},'
 	want_grep out '"teardown_ms":\{"count":6,"p50":[0-9.]+,"p99":[0-9.]+,"max":[0-9.]+\},"rate_per_s":[0-9.]+,"wall_s":[0-9.]+,"pids":\[[1-9][0-9]*(,[1-9][0-9]*){5}\]\}$'
@@ -193,6 +197,49 @@ fake_tests() {
 	want_rc 0
 	want_grep out '^teardown: +p50 .* \(SIGTERM to reaped\)$'
 	finish fake-end-term-default
+
+	# --backing: each kind maps and touches the guest memory its own way
+	local backing
+	for backing in anon thp memfd; do
+		fake -- -n 3 -j 3 --run --backing "$backing" --json
+		want_rc 0
+		want_same err empty
+		want_grep out '"mem_mib":4,"backing":"'"$backing"'","mem_file":null,"irqfds":8,'
+		want_grep out '"started":3,"completed":3,"failed":0,'
+		want_no_process "$comm"
+		finish "fake-backing-$backing"
+	done
+	head -c $((4 << 20)) /dev/zero >"$tmp/snapshot"
+	fake -- -n 3 -j 3 --run --backing file --mem-file "$tmp/snapshot" --json
+	want_rc 0
+	want_same err empty
+	want_grep out '"backing":"file","mem_file":"'"$tmp/snapshot"'",'
+	want_grep out '"started":3,"completed":3,"failed":0,'
+	finish fake-backing-file
+	# a snapshot file smaller than the guest: the first VM says so, exit 2
+	head -c $((2 << 20)) /dev/zero >"$tmp/snapshot"
+	fake -- -n 3 --backing file --mem-file "$tmp/snapshot"
+	want_rc 2
+	want_same out empty
+	want_grep err "^kvmchurn load: VM 1: $tmp/snapshot: not a file of 4 MiB or more\$"
+	want_no_process "$comm"
+	finish fake-backing-file-short
+	fake -- -n 3 --backing file --mem-file "$tmp/none"
+	want_rc 2
+	want_grep err "^kvmchurn load: VM 1: open $tmp/none: No such file or directory\$"
+	finish fake-backing-file-missing
+	# hugetlb: only where 2 MiB pages are reserved; without, the hint
+	if [ "$(cat /proc/sys/vm/nr_hugepages 2>/dev/null || echo 0)" -ge 6 ]; then
+		fake -- -n 3 -j 3 --backing hugetlb
+		want_rc 0
+		want_grep out '^VMs: +3 started, 3 completed, 0 failed$'
+	else
+		fake -- -n 3 --backing hugetlb
+		want_rc 2
+		want_grep err '^kvmchurn load: VM 1: mmap of 4 MiB of 2 MiB huge pages: reserve them first \(/proc/sys/vm/nr_hugepages\): Cannot allocate memory$'
+	fi
+	want_no_process "$comm"
+	finish fake-backing-hugetlb
 
 	# --kill-after: VMs that ignore SIGTERM all end by the SIGKILL, a grace later
 	fake -- -n 4 -j 2 --end term --ignore-term --kill-after 1

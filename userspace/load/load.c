@@ -35,6 +35,16 @@ const char load_usage[] =
 	"Each VM:\n"
 	"  --vcpus N           vCPUs, 1-256 (default 2)\n"
 	"  --mem MIB           guest memory in MiB, 1-3072 (default 128)\n"
+	"  --backing KIND      what backs guest memory: anon (default: private\n"
+	"                      anonymous memory), thp (the same, 2 MiB aligned and\n"
+	"                      MADV_HUGEPAGE), hugetlb (2 MiB huge pages, reserved\n"
+	"                      beforehand in /proc/sys/vm/nr_hugepages; MIB even),\n"
+	"                      memfd (a sealed memfd mapped shared, as a vhost-user\n"
+	"                      VMM), file (--mem-file mapped private, a snapshot\n"
+	"                      restore); every page is written once, or read once\n"
+	"                      for file\n"
+	"  --mem-file PATH     with --backing file: the snapshot's memory file, at\n"
+	"                      least MIB long\n"
 	"  --irqfds N          irqfds, 0-24 on x86_64, 0-96 on arm64 (default 8)\n"
 	"  --run               run each vCPU once, to its first exit to user space\n"
 	"  --comm NAME         process name, 1-15 characters (default firecracker)\n"
@@ -73,12 +83,13 @@ const char load_usage[] =
 	"pid). On a terminal, a progress line is shown on stderr.\n"
 	"\n"
 	"JSON fields: version, arch, comm, end, term_default, kill_after (null\n"
-	"without --kill-after), ignore_term, vcpus, mem_mib, irqfds, run, parallel,\n"
-	"together, count (null with -t), seconds (null with -n), started, completed,\n"
-	"failed, aborted, interrupted (true or false), waves (null without\n"
-	"--together), killed_after (null without --kill-after), create_ms and\n"
-	"teardown_ms (each an object of count, p50, p99 and max, the last three null\n"
-	"without samples), rate_per_s, wall_s, pids (an array, in start order).\n"
+	"without --kill-after), ignore_term, vcpus, mem_mib, backing, mem_file (null\n"
+	"without --backing file), irqfds, run, parallel, together, count (null with\n"
+	"-t), seconds (null with -n), started, completed, failed, aborted,\n"
+	"interrupted (true or false), waves (null without --together), killed_after\n"
+	"(null without --kill-after), create_ms and teardown_ms (each an object of\n"
+	"count, p50, p99 and max, the last three null without samples), rate_per_s,\n"
+	"wall_s, pids (an array, in start order).\n"
 	"\n"
 	"Exit status: see 'kvmchurn --help'. The first VM failing is status 2.\n";
 
@@ -99,7 +110,8 @@ static const char *const teardown_labels[] = {
 enum {
 	OPT_COUNT = 1, OPT_SECONDS, OPT_PARALLEL, OPT_VCPUS, OPT_MEM, OPT_IRQFDS,
 	OPT_RUN, OPT_COMM, OPT_DEV, OPT_END, OPT_TERM_DEFAULT, OPT_KILL_AFTER,
-	OPT_IGNORE_TERM, OPT_TIMEOUT, OPT_TOGETHER, OPT_JSON, OPT_HELP,
+	OPT_IGNORE_TERM, OPT_TIMEOUT, OPT_TOGETHER, OPT_BACKING, OPT_MEM_FILE,
+	OPT_JSON, OPT_HELP,
 };
 
 static const struct kc_opt options[] = {
@@ -109,6 +121,8 @@ static const struct kc_opt options[] = {
 	{ OPT_VCPUS, 0, "vcpus", true },
 	{ OPT_MEM, 0, "mem", true },
 	{ OPT_IRQFDS, 0, "irqfds", true },
+	{ OPT_BACKING, 0, "backing", true },
+	{ OPT_MEM_FILE, 0, "mem-file", true },
 	{ OPT_RUN, 0, "run", false },
 	{ OPT_COMM, 0, "comm", true },
 	{ OPT_DEV, 0, "dev", true },
@@ -189,6 +203,14 @@ static int parse_one(struct kc_opt_parser *p, int id, struct load_args *a)
 			return -1;
 		o->vm.irqfds = (unsigned int)v;
 		return 0;
+	case OPT_BACKING:
+		if (!vm_backing_parse(p->value, &o->vm.backing))
+			return 0;
+		kc_usage_error(p->cmd, "invalid value '%s' for %s: expected anon, thp, hugetlb, memfd or file",
+			       p->value, p->name);
+		return -1;
+	case OPT_MEM_FILE:
+		return parse_text(p, 4095, &o->vm.mem_file);
 	case OPT_COMM:
 		return parse_text(p, 15, &o->comm);	/* TASK_COMM_LEN - 1 */
 	case OPT_DEV:
@@ -249,6 +271,13 @@ static int parse_args(int argc, char *argv[], struct load_args *a)
 				      "nothing else would end the VMs");
 	if (a->o.ignore_term && a->o.term_default)
 		return kc_usage_error("load", "--ignore-term and --term-default cannot be used together");
+	if (a->o.vm.backing == VM_BACKING_FILE && !a->o.vm.mem_file)
+		return kc_usage_error("load", "--backing file needs --mem-file PATH");
+	if (a->o.vm.mem_file && a->o.vm.backing != VM_BACKING_FILE)
+		return kc_usage_error("load", "--mem-file needs --backing file");
+	if (a->o.vm.backing == VM_BACKING_HUGETLB && (a->o.vm.mem_bytes >> 20) % 2)
+		return kc_usage_error("load", "--backing hugetlb needs an even --mem: "
+				      "the pages are 2 MiB");
 	if (a->o.together && a->o.end != LOAD_END_KILL && a->o.end != LOAD_END_TERM)
 		return kc_usage_error("load", "--together needs --end kill or term");
 	if (!a->o.count && !a->o.seconds)
@@ -333,6 +362,11 @@ static void print_json(const struct load_opts *o, struct load_result *r)
 	kc_json_bool(&j, "ignore_term", o->ignore_term);
 	kc_json_uint(&j, "vcpus", o->vm.vcpus);
 	kc_json_uint(&j, "mem_mib", o->vm.mem_bytes >> 20);
+	kc_json_str(&j, "backing", vm_backing_name(o->vm.backing));
+	if (o->vm.mem_file)
+		kc_json_str(&j, "mem_file", o->vm.mem_file);
+	else
+		kc_json_null(&j, "mem_file");
 	kc_json_uint(&j, "irqfds", o->vm.irqfds);
 	kc_json_bool(&j, "run", o->vm.run);
 	kc_json_uint(&j, "parallel", o->parallel);

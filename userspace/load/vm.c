@@ -97,33 +97,25 @@ static int create_vm(struct vm *vm, struct vm_error *err)
 	return 0;
 }
 
-/* Slot 0, populated: one byte written per page. */
+/* Slot 0 (memory.c maps it), populated: every page touched once. */
 static int add_memory(struct vm *vm, struct vm_error *err)
 {
 	struct kvm_userspace_memory_region region = { 0 };
 	long page = sysconf(_SC_PAGESIZE);
-	size_t size = vm->cfg->mem_bytes;
-	void *mem;
 
 	if (page <= 0)
 		return vm_fail(err, VM_STEP_OTHER, errno, "sysconf(_SC_PAGESIZE)");
-	mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (mem == MAP_FAILED)
-		return vm_fail(err, VM_STEP_OTHER, errno,
-			       "mmap of the guest memory (%zu MiB)", size >> 20);
-	vm->mem = mem;
-	vm->mem_size = size;
+	if (vm_memory_map(vm, err))
+		return -1;
 
 	region.slot = 0;
 	region.guest_phys_addr = vm_arch.mem_base;
-	region.memory_size = size;
-	region.userspace_addr = (uintptr_t)mem;
+	region.memory_size = vm->mem_size;
+	region.userspace_addr = (uintptr_t)vm->mem;
 	if (vm_ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, (unsigned long)&region))
 		return vm_fail(err, VM_STEP_OTHER, errno, "KVM_SET_USER_MEMORY_REGION");
 
-	for (size_t off = 0; off < size; off += (size_t)page)
-		((volatile uint8_t *)vm->mem)[off] = 0;
+	vm_memory_populate(vm, (size_t)page);
 	return 0;
 }
 
@@ -259,7 +251,8 @@ static int start_threads(struct vm *vm, struct vm_error *err)
 
 int vm_build(struct vm *vm, const struct vm_config *cfg, struct vm_error *err)
 {
-	*vm = (struct vm){ .cfg = cfg, .kvm_fd = -1, .vm_fd = -1, .dev_fd = -1 };
+	*vm = (struct vm){ .cfg = cfg, .kvm_fd = -1, .vm_fd = -1, .dev_fd = -1,
+			    .mem_fd = -1 };
 
 	if (open_kvm(vm, err) || create_vm(vm, err) || add_memory(vm, err) ||
 	    (vm_arch.before_vcpus && vm_arch.before_vcpus(vm, err)) || create_vcpus(vm, err) ||
@@ -315,9 +308,8 @@ void vm_close(struct vm *vm)
 	close_fd(&vm->dev_fd);
 	close_fd(&vm->vm_fd);
 	close_fd(&vm->kvm_fd);
-	if (vm->mem)
-		munmap(vm->mem, vm->mem_size);
+	vm_memory_unmap(vm);
 	free(vm->irqfds);
 	free(vm->vcpus);
-	*vm = (struct vm){ .kvm_fd = -1, .vm_fd = -1, .dev_fd = -1 };
+	*vm = (struct vm){ .kvm_fd = -1, .vm_fd = -1, .dev_fd = -1, .mem_fd = -1 };
 }

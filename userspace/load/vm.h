@@ -6,8 +6,9 @@
  *
  * Order of vm_build(), following Documentation/virt/kvm/api.rst:
  *   open the device, KVM_GET_API_VERSION (must be 12), KVM_GET_VCPU_MMAP_SIZE,
- *   KVM_CREATE_VM (vm_arch.vm_type), guest memory in slot 0 (mmapped,
- *   registered, one byte written per page), vm_arch.before_vcpus,
+ *   KVM_CREATE_VM (vm_arch.vm_type), guest memory in slot 0 (mapped as
+ *   memory.c's backing says, registered, every page touched once),
+ *   vm_arch.before_vcpus,
  *   KVM_CREATE_VCPU + mmap of kvm_run for every vCPU, vm_arch.vcpu_init
  *   for every vCPU (arm64: all vCPUs must exist first), vm_arch.after_vcpus,
  *   eventfds + KVM_IRQFD, then one thread per vCPU ("fc_vcpu N") that runs
@@ -36,11 +37,22 @@ struct vm_error {
 	char what[96];		/* "KVM_IRQFD (irqfd 3)" */
 };
 
+/* What backs guest memory (memory.c). */
+enum vm_backing {
+	VM_BACKING_ANON,	/* private anonymous memory */
+	VM_BACKING_THP,		/* the same, 2 MiB aligned, MADV_HUGEPAGE */
+	VM_BACKING_HUGETLB,	/* MAP_HUGETLB, 2 MiB pages */
+	VM_BACKING_MEMFD,	/* a sealed memfd, mapped shared */
+	VM_BACKING_FILE,	/* mem_file, mapped private (a snapshot) */
+};
+
 struct vm_config {
 	const char *dev;	/* /dev/kvm */
 	unsigned int vcpus;
 	unsigned int irqfds;
 	size_t mem_bytes;
+	enum vm_backing backing;
+	const char *mem_file;	/* VM_BACKING_FILE */
 	bool run;		/* KVM_RUN each vCPU once, to its first exit */
 };
 
@@ -65,6 +77,7 @@ struct vm {
 	size_t run_size;
 	uint8_t *mem;		/* guest memory, at vm_arch.mem_base */
 	size_t mem_size;
+	int mem_fd;		/* the memfd behind it, or -1 */
 	struct vcpu *vcpus;
 	unsigned int nr_vcpus;	/* created */
 	int *irqfds;
@@ -86,6 +99,13 @@ struct vm {
 int vm_build(struct vm *vm, const struct vm_config *cfg, struct vm_error *err);
 /* Stops the vCPU threads, closes every fd and unmaps everything. */
 void vm_close(struct vm *vm);
+
+/* memory.c: guest memory as cfg->backing says, and the names of backings. */
+int vm_memory_map(struct vm *vm, struct vm_error *err);
+void vm_memory_populate(struct vm *vm, size_t page);
+void vm_memory_unmap(struct vm *vm);
+const char *vm_backing_name(enum vm_backing b);
+int vm_backing_parse(const char *s, enum vm_backing *b);
 
 int vm_fail(struct vm_error *e, int step, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
