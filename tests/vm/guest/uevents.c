@@ -73,7 +73,9 @@ int main(int argc, char *argv[])
 	sigaction(SIGTERM, &act, NULL);
 	snprintf(ready, sizeof(ready), "%s.ready", argv[1]);
 	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
-	if (fd < 0 && (errno == EAFNOSUPPORT || errno == EPROTONOSUPPORT)) {
+	/* without CONFIG_NET there is no socket(2) at all: ENOSYS */
+	if (fd < 0 && (errno == ENOSYS || errno == EAFNOSUPPORT ||
+		       errno == EPROTONOSUPPORT)) {
 		f = fopen(argv[1], "w");
 		if (!f || fputs("create -\ndestroy -\n", f) < 0 || fclose(f)) {
 			perror(argv[1]);

@@ -43,8 +43,11 @@ uev_start() {
 	rm -f /tmp/kc.uev /tmp/kc.uev.ready
 	/kvmchurn/bin/uevents /tmp/kc.uev &
 	UEV=$!
-	wait_for "$KC_WAIT" test -e /tmp/kc.uev.ready || not_ok "uevents listener ready"
+	wait_for "$KC_WAIT" uev_up || not_ok "uevents listener ready"
+	[ -e /tmp/kc.uev.ready ] || not_ok "uevents listener ready (it exited)"
 }
+# uev_up: the listener is ready, or gone (an error: no use waiting longer)
+uev_up() { [ -e /tmp/kc.uev.ready ] || ! kill -0 "$UEV" 2>/dev/null; }
 uev_stop() {
 	kill -TERM "$UEV" 2>/dev/null	# gone already without netlink
 	wait "$UEV" || not_ok "uevents listener: exit $?"
