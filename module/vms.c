@@ -34,6 +34,7 @@ struct kc_vm_slot {
 	int next_tgid;
 	int next_free;
 	bool used;
+	bool by_kvm;		/* in its struct kvm *'s chain */
 };
 
 static DEFINE_RAW_SPINLOCK(kc_vms_lock);
@@ -94,6 +95,7 @@ static void kc_link(int i)
 
 	s->next_kvm = *kh;
 	*kh = i;
+	s->by_kvm = true;
 	s->next_tgid = *th;
 	WRITE_ONCE(*th, i);
 }
@@ -114,12 +116,26 @@ static void kc_unlink_from(int *head, int i, size_t next)
 	}
 }
 
+/*
+ * Slot @i can no longer be found by its struct kvm *: the VM was freed and
+ * the address is another's now. Its stages by process are still to come.
+ */
+static void kc_unlink_kvm(int i)
+{
+	struct kc_vm_slot *s = &kc_slots[i];
+
+	if (!s->by_kvm)
+		return;
+	kc_unlink_from(&kc_by_kvm[kc_hash(s->vm.kvm)], i,
+		       offsetof(struct kc_vm_slot, next_kvm));
+	s->by_kvm = false;
+}
+
 static void kc_slot_free(int i)
 {
 	struct kc_vm_slot *s = &kc_slots[i];
 
-	kc_unlink_from(&kc_by_kvm[kc_hash(s->vm.kvm)], i,
-		       offsetof(struct kc_vm_slot, next_kvm));
+	kc_unlink_kvm(i);
 	kc_unlink_from(&kc_by_tgid[kc_hash(s->vm.tgid)], i,
 		       offsetof(struct kc_vm_slot, next_tgid));
 	s->used = false;
@@ -213,10 +229,14 @@ void kc_vm_begin(u64 kvm, struct task_struct *t)
 	int i, j;
 
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
-	/* A struct kvm freed while its record lived on (reaped first). */
+	/*
+	 * A struct kvm freed and made again while the old VM's process is not
+	 * reaped yet (a VMM's exit frees its VM well before the reap): the
+	 * old record waits for its reap, found by its process alone.
+	 */
 	i = kc_find_kvm(kvm);
 	if (i != KC_NONE)
-		kc_slot_finish(i);
+		kc_unlink_kvm(i);
 	/* A VMM that makes a VM after destroying one: that one is done. */
 	for (j = kc_first_of(t->tgid); j != KC_NONE; j = i) {
 		i = kc_next_of(j);

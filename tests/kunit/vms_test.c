@@ -251,7 +251,11 @@ static void kc_vms_live_full(struct kunit *test)
 	}
 }
 
-/* A struct kvm reused while its old record lives: the old one is done. */
+/*
+ * A struct kvm freed and made again before the old VM's process is reaped:
+ * stages by struct kvm go to the new VM, and the old record waits for its
+ * reap, by process.
+ */
 static void kc_vms_kvm_reused(struct kunit *test)
 {
 	struct kc_vms_read *r;
@@ -263,11 +267,18 @@ static void kc_vms_kvm_reused(struct kunit *test)
 	kc_vm_stage_kvm(0x1000, KC_M_KVM_DESTROY_VM, 3);
 	kc_vm_reaped(701);
 	r = kc_read(test);
+	KUNIT_ASSERT_EQ(test, r->nlast, 1U);
+	KUNIT_EXPECT_EQ(test, r->vms[0].tgid, 701);
+	KUNIT_EXPECT_EQ(test, r->vms[0].count[KC_M_KVM_DESTROY_VM], 1U);
+	KUNIT_EXPECT_EQ(test, r->st.live, 1U);
+
+	kc_vm_stage_tgid(700, KC_M_EXIT_TO_REAP, 5);
+	kc_vm_reaped(700);
+	r = kc_read(test);
 	KUNIT_ASSERT_EQ(test, r->nlast, 2U);
-	KUNIT_EXPECT_EQ(test, r->vms[0].tgid, 700);
-	KUNIT_EXPECT_EQ(test, r->vms[0].count[KC_M_KVM_DESTROY_VM], 0U);
-	KUNIT_EXPECT_EQ(test, r->vms[1].tgid, 701);
-	KUNIT_EXPECT_EQ(test, r->vms[1].count[KC_M_KVM_DESTROY_VM], 1U);
+	KUNIT_EXPECT_EQ(test, r->vms[1].tgid, 700);
+	KUNIT_EXPECT_EQ(test, r->vms[1].count[KC_M_KVM_DESTROY_VM], 0U);
+	KUNIT_EXPECT_EQ(test, r->vms[1].count[KC_M_EXIT_TO_REAP], 1U);
 	KUNIT_EXPECT_EQ(test, r->st.live, 0U);
 }
 
