@@ -181,7 +181,8 @@ main() {
 		done
 	fi
 	if ((${#vm_ids[@]})); then
-		# the vm tier, with the modules DKMS installed
+		# the vm tier, with the modules DKMS installed; its files apart from the
+		# vm tier's own, which compatibility.sh reads
 		while read -r line; do
 			case $line in
 			PASS*) passed=$((passed + 1)) ;;
@@ -190,7 +191,8 @@ main() {
 			esac
 			echo "$line"
 		done < <(KVMCHURN_SCENARIOS=${KVMCHURN_SCENARIOS:-$KC_DKMS_SCENARIOS} \
-			KVMCHURN_MODULE_DIR=$KC_DKMS_CACHE/modules "$KC_VM_DIR/run.sh" "${vm_ids[@]}" || true)
+			KVMCHURN_MODULE_DIR=$KC_DKMS_CACHE/modules KVMCHURN_OUT=$KC_DKMS_CACHE/out \
+			"$KC_VM_DIR/run.sh" "${vm_ids[@]}" || true)
 	fi
 	kc_summary "$passed" "$failed"
 }

@@ -11,6 +11,7 @@
 # KVMCHURN_SCENARIO_DIR (run its *.sh instead of scenarios/: make bench), KVMCHURN_GUEST_DIR
 # (its contents copied into the guest's /kvmchurn, e.g. bin/forkexit: make bench),
 # KVMCHURN_METRICS_VMS (VMs of each of 30-metrics' loads, default 40: the debug tier's 8),
+# KVMCHURN_OUT (where the handed-back files and verdicts go, default $KVMCHURN_CACHE/out),
 # KVMCHURN_ICOUNT (QEMU's -icount shift: the guest clock counts instructions, one vCPU thread;
 # make bench).
 set -euo pipefail
@@ -20,6 +21,8 @@ set -euo pipefail
 . "$KC_VM_DIR/qemu.sh"
 
 KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-900}
+# where each kernel's handed-back files and verdict go (compatibility.sh reads them)
+KC_OUT=${KVMCHURN_OUT:-$KVMCHURN_CACHE/out}
 [[ ${KVMCHURN_METRICS_VMS:-40} =~ ^[1-9][0-9]{0,3}$ ]] ||
 	kc_die "KVMCHURN_METRICS_VMS=$KVMCHURN_METRICS_VMS: give a number of VMs, 1 to 9999"
 # Kernel text that fails a run, and the known harmless lines (notes/kernel-matrix.md).
@@ -180,8 +183,8 @@ kc_vm_one() {
 	# keep the last 10 logs of each kernel
 	find "$KVMCHURN_CACHE/logs" -maxdepth 1 -name "$id-2*.log" | sort -r | tail -n +11 | xargs -r rm -f
 
-	rm -rf "${KVMCHURN_CACHE:?}/out/$id"
-	while read -r line; do reasons+=("$line"); done < <(kc_handback "$log" "$KVMCHURN_CACHE/out/$id")
+	rm -rf "${KC_OUT:?}/$id"
+	while read -r line; do reasons+=("$line"); done < <(kc_handback "$log" "$KC_OUT/$id")
 
 	mapfile -t expected < <(echo init && kc_scenarios "$id" | sed 's#.*/##' | LC_ALL=C sort)
 	# counts come only from inside scenario blocks, never from kernel or dmesg lines
@@ -247,9 +250,9 @@ kc_vm_one() {
 	kunit=$(sed -n 's/^kunit //p' <<<"$judged" | tail -n1)
 	# the verdict stays with the files handed back (tests/vm/compatibility.sh reads it);
 	# not a bench's, which runs no test scenario
-	mkdir -p "$KVMCHURN_CACHE/out/$id"
+	mkdir -p "$KC_OUT/$id"
 	[[ -n ${KVMCHURN_SCENARIO_DIR:-} ]] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$KC_KREL" "$KC_PKGVER" "${KC_SUITES%% *}" \
-		"$( ((${#reasons[@]} == 0)) && echo PASS || echo FAIL)" "$ok" "$nok" >"$KVMCHURN_CACHE/out/$id/verdict"
+		"$( ((${#reasons[@]} == 0)) && echo PASS || echo FAIL)" "$ok" "$nok" >"$KC_OUT/$id/verdict"
 	if ((${#reasons[@]} == 0)); then
 		echo "PASS $id $KC_KREL$from: $ok ok, 0 not ok ($secs s, $cpus CPUs)${kunit:+; $kunit}"
 		return 0
