@@ -82,6 +82,24 @@ settle() {
 	wait_for "$KC_WAIT" counter_is reap $((st_base + $2))
 }
 
+# load_deltas LABEL N OPTIONS...: `kvmchurn load OPTIONS` (its output in
+# /tmp/kc.load), N reaps waited for, and the counts it added in /tmp/kc.delta
+# for d.
+load_deltas() {
+	ld_label=$1 ld_n=$2
+	shift 2
+	cp "$D/raw" /tmp/kc.raw0
+	if kvmchurn load "$@" >/tmp/kc.load 2>&1; then
+		ok "$ld_label: kvmchurn load $*"
+	else
+		not_ok "$ld_label: kvmchurn load $*: exit $?"
+		sed 's/^/# /' /tmp/kc.load
+	fi
+	settle /tmp/kc.raw0 "$ld_n" || not_ok "$ld_label: reap counter did not settle at +$ld_n"
+	cp "$D/raw" /tmp/kc.raw1
+	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+}
+
 # Conditions for wait_for.
 vms_gone() { [ "$(vms_alive)" = 0 ]; }
 vms_at_least() { [ "$(vms_alive)" -ge "$1" ]; }

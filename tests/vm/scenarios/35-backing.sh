@@ -21,16 +21,7 @@ meminfo() { awk -v k="$1:" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }'
 backing() {
 	kind=$1
 	shift
-	cp "$D/raw" /tmp/kc.raw0
-	if kvmchurn load $LOAD --backing "$kind" "$@" >/tmp/kc.load 2>&1; then
-		ok "$kind: kvmchurn load $LOAD --backing $kind $*"
-	else
-		not_ok "$kind: kvmchurn load --backing $kind $*: exit $?"
-		sed 's/^/# /' /tmp/kc.load
-	fi
-	settle /tmp/kc.raw0 $N || not_ok "$kind: reap counter did not settle at +$N"
-	cp "$D/raw" /tmp/kc.raw1
-	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+	load_deltas "$kind" $N $LOAD --backing "$kind" "$@"
 	bad=""
 	for m in $(kvmchurn show --list | cut -f1); do
 		case $m in

@@ -56,16 +56,7 @@ states() {
 count() {
 	kp kct_reg irq_bypass_register_consumer || not_ok "$1: tracefs event on irq_bypass_register_consumer"
 	echo >"$TR/trace"
-	cp "$D/raw" /tmp/kc.raw0
-	if kvmchurn load $LOAD >/tmp/kc.load 2>&1; then
-		ok "$1: kvmchurn load $LOAD"
-	else
-		not_ok "$1: kvmchurn load $LOAD: exit $?"
-		sed 's/^/# /' /tmp/kc.load
-	fi
-	settle /tmp/kc.raw0 $N || not_ok "$1: reap counter did not settle at +$N"
-	cp "$D/raw" /tmp/kc.raw1
-	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+	load_deltas "$1" $N $LOAD
 	for m in kvm_create_vm kvm_vm_release kvm_destroy_vm kvm_destroy_vcpus kvm_mmu_teardown exit_mmap exit_to_reap; do
 		is "$1: $m" "$(d hist:$m)" $((N * $(per_vm $m)))
 	done
