@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/client.h"
 #include "vm.h"
 
 #define HUGE_2M ((size_t)2 << 20)
@@ -26,13 +27,13 @@ static const char *const backing_names[] = {
 
 const char *vm_backing_name(enum vm_backing b)
 {
-	return b < sizeof(backing_names) / sizeof(backing_names[0]) ?
+	return b < ARRAY_SIZE(backing_names) ?
 	       backing_names[b] : "unknown";
 }
 
 int vm_backing_parse(const char *s, enum vm_backing *b)
 {
-	for (size_t i = 0; i < sizeof(backing_names) / sizeof(backing_names[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(backing_names); i++)
 		if (!strcmp(s, backing_names[i])) {
 			*b = (enum vm_backing)i;
 			return 0;
