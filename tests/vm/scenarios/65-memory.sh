@@ -5,11 +5,11 @@
 # pairs=65536; kretprobe_instances is maxactive times the attached kretprobes of
 # `probes`, for maxactive=512 and 64; percpu and total are their parts. Before
 # 6.7 each instance is one kmalloc object of the size the file implies: the
-# objects in use of that cache (/proc/slabinfo) move by the count of instances
-# when the module loads and back when it unloads, within what SLUB may hold on
-# each CPU and 1/32; from 6.7 the objpools' pages in /proc/vmallocinfo move by what
-# the file says, between maxactive=512 and 1, within 32 KiB. Busybox sh; leaves the
-# module unloaded.
+# objects in use of that cache (/proc/slabinfo, read just after the cache is
+# shrunk) move by the count of instances when the module loads and back when it
+# unloads, within what SLUB may hold on each CPU and 1/32; from 6.7 the objpools'
+# pages in /proc/vmallocinfo move by what the file says, between maxactive=512
+# and 1, within 32 KiB. Busybox sh; leaves the module unloaded.
 # shellcheck source=../guest/tap.sh
 . /kvmchurn/tap.sh
 
@@ -78,22 +78,25 @@ if kc_objpool; then
 elif ! grep -q "^$cache " /proc/slabinfo; then
 	not_ok "instances of $size bytes, but no $cache in /proc/slabinfo"
 else
-	# SLUB counts the free objects of a CPU's slab and partial slabs as in use
-	# (up to 2 x cpu_partial of them, set_cpu_partial()), and other work frees
-	# objects meanwhile: many instances (maxactive=4096), and a margin of that
-	# and 1/32 of them (a kretprobe fewer would be 1/9 or less)
+	# SLUB counts the free objects of each CPU's slab and partial slabs as in
+	# use, so new instances first fill objects already counted: shrinking the
+	# cache flushes every CPU's slabs (flush_all()) and makes the count the
+	# objects really allocated. What other work takes and frees between the
+	# shrink and the read stays: a CPU's slab and cpu_partial refilled on each
+	# possible CPU, and 1/32 of the instances (a kretprobe fewer is 1/9 or less)
 	s=/sys/kernel/slab/$cache
+	inuse() { echo 1 >"$s/shrink" && slabobjs "$cache"; }
 	slack=$((possible * (2 * $(cat $s/cpu_partial) + $(cat $s/objs_per_slab))))
-	before=$(slabobjs "$cache")
+	before=$(inuse)
 	insmod "$KVMCHURN_KO" maxactive=4096 || { not_ok "insmod kvmchurn.ko maxactive=4096"; exit 0; }
 	n=$(mem kretprobe_instances)
-	loaded=$(slabobjs "$cache")
+	loaded=$(inuse)
 	rmmod kvmchurn
 	slack=$((slack + n / 32))
 	# unregister_kretprobe() may free the instances after an RCU grace period
-	slab_back() { within "$(slabobjs "$cache")" "$before" "$slack"; }
+	slab_back() { within "$(inuse)" "$before" "$slack"; }
 	wait_for "$KC_WAIT" slab_back
-	after=$(slabobjs "$cache")
+	after=$(inuse)
 	d=$((loaded - before))
 	check "loading: $cache objects in use +$d, $n instances (margin $slack)" \
 		within "$d" "$n" "$slack"
