@@ -125,6 +125,18 @@ static bool kc_want_traced(struct kc_kret *k, struct kretprobe_instance *ri,
 	return kc_traced();
 }
 
+/*
+ * exit_mmap(mm) in a traced process that exits: its address space going away.
+ * An exec drops the old image's address space through exit_mmap() too, in a
+ * task that is not exiting; on 7.3 that task has its new comm by then, so a
+ * VMM started by exec (QEMU under a manager) counted it as a second teardown.
+ */
+static bool kc_want_exit_mmap(struct kc_kret *k, struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	return (current->flags & PF_EXITING) && kc_traced();
+}
+
 /* The default, for a function whose first argument is the struct kvm *. */
 static bool kc_want_traced_kvm(struct kc_kret *k, struct kretprobe_instance *ri,
 			       struct pt_regs *regs)
@@ -476,6 +488,7 @@ static const struct kc_kret_ops kc_kret_ops[KC_NR_KRETPROBES] = {
 	[KC_KRET_KVM_DESTROY_VM] = { kc_want_traced_kvm, NULL },
 	[KC_KRET_KVM_DESTROY_VCPUS] = { kc_want_traced_kvm, NULL },
 	[KC_KRET_KVM_MMU_TEARDOWN] = { kc_want_traced_kvm, NULL },
+	[KC_KRET_EXIT_MMAP] = { kc_want_exit_mmap, NULL },
 	[KC_KRET_EXIT_FILES] = { kc_want_traced, kc_done_exit_files },
 	[KC_KRET_KVM_VM_RELEASE] = { kc_want_vm_release, kc_done_vm_release },
 	[KC_KRET_KVM_IRQFD] = { kc_want_irqfd, NULL },
