@@ -399,9 +399,13 @@ static inline const char *kc_pct_name(unsigned int p)
 #define KC_STR_(x)	#x
 #define KC_STR(x)	KC_STR_(x)
 
-/* The seed's END check of irqfds per VM: a Firecracker VM has 8 to 11. */
+/*
+ * The seed's END check of irqfds per VM: a Firecracker VM has 8 to 11. It is
+ * judged only when the filter names that VMM alone (kvmchurn_rules.h).
+ */
 #define KC_IRQFDS_PER_VM_MIN	8
 #define KC_IRQFDS_PER_VM_MAX	11
+#define KC_IRQFDS_VMM		"firecracker"
 
 /* The longest label of a metric (the vms table's column heads). */
 #define KC_LABEL_MAX		8

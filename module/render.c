@@ -172,9 +172,12 @@ int kc_show_memory(struct seq_file *m, struct kc_read *rd)
 int kc_show_checks(struct seq_file *m, struct kc_read *rd)
 {
 	struct kc_check_in in = { .pending_exact = true };
+	char filter[KC_FILTER_MAX_NAMES * KC_COMM_LEN];
 	struct kc_pair_stats ps;
 	unsigned int i;
 
+	kc_filter_format(filter, sizeof(filter));
+	in.firecracker = kc_filter_firecracker(filter);
 	in.exits = kc_counter_read(KC_C_EXIT);
 	in.reaps = kc_counter_read(KC_C_REAP);
 	in.pending = kc_pairs_count(KC_PAIR_EXIT);

@@ -565,6 +565,46 @@ static void kc_render_checks_info(struct kunit *test)
 	kc_expect_text(test, want);
 }
 
+/*
+ * The irqfd range is Firecracker's: judged for the filter "firecracker"
+ * alone, told as INFO for another VMM, a list with one, or "*".
+ */
+static void kc_render_checks_vmm(struct kunit *test)
+{
+	static const char * const told[] = {
+		"qemu-system-x86", "firecracker qemu-system-x86", "*",
+		"firecrackers", "firecracke",
+	};
+	struct kc_render_ctx *ctx = test->priv;
+	char *want = kunit_kzalloc(test, 1024, GFP_KERNEL);
+	char drops[64];
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	kc_drops_line(drops, sizeof(drops));
+	kc_known_state();
+	for (i = 0; i < ARRAY_SIZE(told); i++) {
+		KUNIT_ASSERT_EQ(test, kc_filter_set(told[i]), 0);
+		kc_show_checks(&ctx->m, ctx->rd);
+		snprintf(want, 1024, "%s%s",
+			 "OK   exit = reap: exit 1, reap 1, 0 not reaped yet\n"
+			 "OK   irqbypass register = unregister: register 10, unregister 10\n"
+			 "INFO irqbypass unregister per VM in 8-11: 10 for 1 VMs: not judged, the range is firecracker's and the filter traces another VMM\n"
+			 "OK   nmissed = 0: 0\n", drops);
+		kc_expect_text(test, want);
+	}
+	/* judged again, and a ratio out of the range warns */
+	KUNIT_ASSERT_EQ(test, kc_filter_set("firecracker,firecracker"), 0);
+	kc_count_n(KC_C_IRQBYPASS_UNREGISTER, 2);
+	kc_show_checks(&ctx->m, ctx->rd);
+	snprintf(want, 1024, "%s%s",
+		 "OK   exit = reap: exit 1, reap 1, 0 not reaped yet\n"
+		 "WARN irqbypass register = unregister: register 10, unregister 12\n"
+		 "WARN irqbypass unregister per VM in 8-11: 12 for 1 VMs\n"
+		 "OK   nmissed = 0: 0\n", drops);
+	kc_expect_text(test, want);
+}
+
 /* A drop in the pairing table turns the last check to WARN. */
 static void kc_render_checks_drops(struct kunit *test)
 {
@@ -889,6 +929,7 @@ static struct kunit_case kc_render_cases[] = {
 	KUNIT_CASE(kc_render_counters),
 	KUNIT_CASE(kc_render_checks),
 	KUNIT_CASE(kc_render_checks_info),
+	KUNIT_CASE(kc_render_checks_vmm),
 	KUNIT_CASE(kc_render_checks_drops),
 	KUNIT_CASE(kc_render_raw_known),
 	KUNIT_CASE(kc_render_probes_unregistered),

@@ -435,7 +435,7 @@ static void test_maps(void)
 static void test_checks(void)
 {
 	struct kc_check_in in = { .exits = 5, .reaps = 3, .pending = 2, .pending_exact = true,
-				  .registers = 0, .unregisters = 8, .vms = 1 };
+				  .registers = 0, .unregisters = 8, .vms = 1, .firecracker = true };
 	struct kc_check c[KC_NR_CHECKS];
 
 	kc_checks_eval(&in, c);
@@ -461,11 +461,42 @@ static void test_checks(void)
 	check(c[3].verdict == KC_VERDICT_WARN && !strcmp(c[3].text, "3 (raise maxactive=)"),
 	      "misses: %s", c[3].text);
 	check(kc_checks_warn(c), "something warns");
+	in.firecracker = false;
+	in.pending = 0;
+	in.exits = 3;
+	in.missed = 0;
+	kc_checks_eval(&in, c);
+	check(c[2].verdict == KC_VERDICT_INFO &&
+	      !strcmp(c[2].text, "12 for 1 VMs: not judged, the range is firecracker's and the filter traces another VMM"),
+	      "another VMM's 12 irqfds for 1 VM: INFO (%s)", c[2].text);
+	check(!kc_checks_warn(c), "another VMM: nothing warns");
+	in.vms = 0;
+	kc_checks_eval(&in, c);
+	check(c[2].verdict == KC_VERDICT_OK && !strcmp(c[2].text, "no VM created"),
+	      "another VMM, no VM: OK (%s)", c[2].text);
+}
+
+/* Which filters the irqfd range is judged for: firecracker alone. */
+static void test_filter_firecracker(void)
+{
+	static const struct { const char *names; bool judged; } cases[] = {
+		{ "firecracker", true }, { "firecracker firecracker", true },
+		{ "qemu-system-x86", false }, { "*", false }, { "", false },
+		{ "firecracker qemu-system-x86", false }, { "qemu firecracker", false },
+		{ "firecrackers", false }, { "firecracke", false }, { "firecracker ", false },
+		{ " firecracker", false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check(kc_filter_firecracker(cases[i].names) == cases[i].judged,
+		      "filter '%s': the irqfd range %s", cases[i].names,
+		      cases[i].judged ? "judged" : "told, not judged");
 }
 
 int main(void)
 {
 	test_slots();
+	test_filter_firecracker();
 	test_bar_width();
 	test_render();
 	test_percentile();

@@ -203,6 +203,19 @@ want_rc 0
 want_same out "$hand/known/checks"
 finish "known: check"
 
+# The irqfd range is Firecracker's: judged for the filter firecracker alone, told
+# as INFO for another VMM, a list with one, or "*" (kvmchurn_rules.h, as the module)
+mkdir -p "$tmp/vmm"
+for f in qemu-system-x86 'firecracker qemu-system-x86' '*' firecrackers; do
+	awk -F '\t' -v f="$f" 'BEGIN { OFS = FS } $1 == "filter" { $2 = f } { print }' "$hand/known/raw" >"$tmp/vmm/raw"
+	run -d "$tmp/vmm" check
+	want_rc 0
+	sed "s/^OK   \(irqbypass unregister per VM in 8-11: 10 for 1 VMs\)\$/INFO \1: not judged, the range is firecracker's and the filter traces another VMM/" \
+		"$hand/known/checks" >"$tmp/want"
+	want_same out "$tmp/want"
+	finish "known, filter '$f': check tells the irqfds per VM, does not judge them"
+done
+
 # ---- an empty module ---------------------------------------------------------
 
 run -d "$hand/empty" show --bpftrace
