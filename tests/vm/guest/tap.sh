@@ -202,6 +202,44 @@ first_runs() {
 	esac
 }
 
+# first_run_probe: tracefs events on first_run_fn (kct_first); for x86's
+# kvm_mmu_post_init_vm with its struct kvm, and its returns (kct_first_r), for
+# nx_starts. After tracefs and kernel_has.
+first_run_probe() {
+	fn=$(first_run_fn)
+	[ "$fn" = kvm_mmu_post_init_vm ] || { kp kct_first "$fn"; return; }
+	# shellcheck disable=SC2016 # tracefs syntax
+	kp kct_first "$fn kvm=\$arg1:x64" &&
+		echo "r:kct/kct_first_r $fn ret=\$retval:s32" >>"$TR/kprobe_events" &&
+		echo 1 >"$TR/events/kct/kct_first_r/enable"
+}
+
+# nx_starts: the calls of kvm_mmu_post_init_vm that start a VM's NX recovery
+# task, as the module times them: one entering while the VM's task is not
+# started and no other call of the VM is under way (a call that fails leaves
+# it not started), from the entries (kct_first, with the struct kvm) and the
+# returns (kct_first_r) of each thread. A VM is its struct kvm and its
+# process (record-tgid): a freed struct kvm's address is soon another VM's.
+nx_starts() {
+	awk '
+		!match($0, /-[0-9]+ +(\( *[0-9-]+\) +)?\[/) { next }
+		{
+			f = substr($0, RSTART + 1, RLENGTH - 1)
+			t = f; sub(/[^0-9].*/, "", t)
+			g = t; if (match(f, /\( *[0-9]+\)/)) { g = substr(f, RSTART + 1, RLENGTH - 2); gsub(/ /, "", g) }
+		}
+		/ kct_first: / && match($0, /kvm=0x[0-9a-f]+/) {
+			k = substr($0, RSTART + 4, RLENGTH - 4) "/" g
+			if (!(k in started) && !(k in busy)) { n++; busy[k] = 1; of[t] = k }
+			next
+		}
+		/ kct_first_r: / && (t in of) {
+			k = of[t]; delete of[t]; delete busy[k]
+			if ($0 ~ / ret=0$/) started[k] = 1
+		}
+		END { print n + 0 }' "$TR/trace"
+}
+
 # per_vm METRIC: 1 if the metric's function is called once a VM, 0 if this
 # kernel lacks it (after kernel_has).
 per_vm() {
