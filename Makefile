@@ -150,6 +150,10 @@ bench:
 bench-profile:
 	tests/bench/profile.sh $(KERNELS)
 
+# exit_mmap and kvm_destroy_vm per GiB of guest memory, by backing (not a test).
+bench-backing:
+	tests/bench/backing.sh $(KERNELS)
+
 # Documentation/compatibility.rst, from what the last vm, dkms and debug runs left.
 compatibility:
 	tests/vm/compatibility.sh >Documentation/compatibility.rst.tmp
@@ -162,4 +166,4 @@ check-debug:
 .PHONY: all module client version cflags products install install-client uninstall clean \
 	clean-userspace style check \
 	check-quick check-unit check-build check-vm check-debug check-dkms check-qemu kunit \
-	dkms-source dkms-install dkms-remove compatibility bench bench-profile
+	dkms-source dkms-install dkms-remove compatibility bench bench-profile bench-backing

@@ -12,8 +12,9 @@ set -euo pipefail
 # Modules the x86 guest needs for nested KVM (what they depend on is added from modules.dep).
 KC_WANT_MODULES="rng-core ccp irqbypass kvm kvm-amd"
 # Bump when what a cached kernel holds changes (a kernel of an older recipe is fetched again).
-# 2: KC_EXTRA_MODULES (brd); 3: x86 guests on two vCPUs (tests/vm/qemu.sh)
-KC_FETCH_RECIPE=3
+# 2: KC_EXTRA_MODULES (brd); 3: x86 guests on two vCPUs (tests/vm/qemu.sh);
+# 4: KC_VMM_MODULES (tests/vm/vmm.sh); 5: System.map (tests/vm/hang-dump.py)
+KC_FETCH_RECIPE=5
 
 # kc_idx_has PKG ARCH VERSION: is that exact package in the index held in $idx?
 kc_idx_has() {
@@ -147,7 +148,7 @@ kc_check_ready() {
 kc_fetch_one() {
 	kc_spec "$1"
 	local kdir=$KVMCHURN_CACHE/kernels/$KC_ID t=$SECONDS old='' spec pkg arch ver f img
-	local root kdir_hdr modules extra vmlinuz chroot='' make_arch='' cross='' qemu append console
+	local root kdir_hdr modules extra vmm vmlinuz chroot='' make_arch='' cross='' qemu append console
 	if [[ $KC_ONLINE == 0 ]]; then
 		kc_load_env "$KC_ID" || kc_die "$KC_ID: offline and not cached"
 		kc_log "$KC_ID: offline, using the cached $KC_KREL ($KC_PKGVER)"
@@ -195,6 +196,10 @@ kc_fetch_one() {
 	done
 	[[ -n $vmlinuz ]] || kc_die "$KC_ID: no kernel image in the packages"
 	cp "$vmlinuz" "$kdir/vmlinuz"
+	# for tests/vm/hang-dump.py: where a hung guest's vCPUs are
+	for f in "$img/boot/System.map-$KC_KREL" "$img/usr/lib/modules/$KC_KREL/System.map"; do
+		[[ ! -f $f ]] || { cp "$f" "$kdir/System.map"; break; }
+	done
 	modules=''
 	if [[ $KC_ARCH == x86_64 ]]; then
 		modules=$(kc_host_modules "$img" "$KC_KREL" "$kdir/modules" "$KC_WANT_MODULES" | tr '\n' ' ')
@@ -204,6 +209,8 @@ kc_fetch_one() {
 	for f in $KC_EXTRA_WANT; do
 		[[ " $extra " == *" $f.ko "* ]] || kc_die "$KC_ID: $f not found among the modules"
 	done
+	# what a kernel builds in is not among them, and needs no loading
+	vmm=$(kc_host_modules "$img" "$KC_KREL" "$kdir/modules" "$KC_VMM_WANT" | tr '\n' ' ')
 	rm -rf "$img"
 
 	if ((KC_USE_CHROOT)); then
@@ -237,6 +244,7 @@ kc_fetch_one() {
 		printf 'KC_CHROOT_PATHS=%q\n' "${chroot:+$kdir_hdr /usr/src/linux-headers-$KC_ABI-common /usr/lib/$KC_KBUILD /usr/src/$KC_KBUILD}"
 		printf 'KC_VMLINUZ=%q\nKC_MODULES=%q\nKC_EXTRA_MODULES=%q\nKC_BUSYBOX=%q\n' \
 			"$kdir/vmlinuz" "$modules" "${extra% }" "$KVMCHURN_CACHE/busybox/$KC_DEBARCH/busybox"
+		printf 'KC_VMM_MODULES=%q\n' "${vmm% }"
 		printf 'KC_FETCH_RECIPE=%q\n' "$KC_FETCH_RECIPE"
 		printf 'KC_QEMU=(%s)\nKC_APPEND=%q\n' "${qemu[*]@Q}" "$append"
 	} >"$kdir/env.tmp"

@@ -15,6 +15,9 @@ KC_DEBUG_ID=x86_64-debug
 # (fetch.sh and tests/debug/kernel.sh copy them to kernels/<id>/modules/, env's
 # KC_EXTRA_MODULES): brd, the RAM disk whose page cache 50-reclaim reclaims.
 KC_EXTRA_WANT="brd"
+# Modules the guest needs to run Debian's QEMU as a VMM (tests/vm/vmm.sh), and the VMs of
+# that QEMU to boot with a virtio disk: the disk of the VMM's root, and its file system.
+KC_VMM_WANT="virtio_pci virtio_blk squashfs"
 # What of the source tree a module or client build needs (copied, never built in place).
 KC_TREE_ITEMS="Kbuild Makefile build.mk dkms.conf module userspace tests/kunit"
 KC_DEBIAN_SOURCES=/etc/apt/sources.list.d/debian.sources

@@ -13,18 +13,23 @@
 # KVMCHURN_METRICS_VMS (VMs of each of 30-metrics' loads, default 40: the debug tier's 8),
 # KVMCHURN_OUT (where the handed-back files and verdicts go, default $KVMCHURN_CACHE/out),
 # KVMCHURN_ICOUNT (QEMU's -icount shift: the guest clock counts instructions, one vCPU thread;
-# make bench).
+# make bench), KVMCHURN_VM_MEM (the guest's memory in MiB instead of the kernel's -m:
+# make bench-backing).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # shellcheck source-path=SCRIPTDIR source=qemu.sh
 . "$KC_VM_DIR/qemu.sh"
+# shellcheck source-path=SCRIPTDIR source=vmm.sh
+. "$KC_VM_DIR/vmm.sh"
 
 KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-900}
 # where each kernel's handed-back files and verdict go (compatibility.sh reads them)
 KC_OUT=${KVMCHURN_OUT:-$KVMCHURN_CACHE/out}
 [[ ${KVMCHURN_METRICS_VMS:-40} =~ ^[1-9][0-9]{0,3}$ ]] ||
 	kc_die "KVMCHURN_METRICS_VMS=$KVMCHURN_METRICS_VMS: give a number of VMs, 1 to 9999"
+[[ -z ${KVMCHURN_VM_MEM:-} || ${KVMCHURN_VM_MEM} =~ ^[1-9][0-9]{2,5}$ ]] ||
+	kc_die "KVMCHURN_VM_MEM=$KVMCHURN_VM_MEM: give the guest's memory in MiB, 100 to 999999"
 # Kernel text that fails a run, and the known harmless lines (notes/kernel-matrix.md).
 KC_BAD='Kernel panic|BUG:|Oops|WARNING:|Call Trace|KASAN|UBSAN|possible circular locking'
 # What only the debug kernel's detectors print.
@@ -70,6 +75,7 @@ kc_initramfs() {
 	chmod 755 "$st/init" "$st/kvmchurn/bin/kvmchurn-put"
 	printf 'KVMCHURN_KERNEL=%s\nKVMCHURN_ARCH=%s\nKVMCHURN_HOST_MODULES="%s"\nKVMCHURN_METRICS_VMS=%s\n' \
 		"$id" "$KC_ARCH" "$KC_MODULES" "${KVMCHURN_METRICS_VMS:-40}" >"$st/kvmchurn/config"
+	! kc_vmm_wanted "$id" || kc_vmm_pack "$id" "$st"
 	# the kernel opens /dev/console before /init runs; init reopens it after devtmpfs
 	mknod -m 600 "$st/dev/console" c 5 1 2>/dev/null || true
 	(cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$out"
@@ -166,9 +172,23 @@ kc_vm_one() {
 	initrd=$KVMCHURN_CACHE/initramfs/$id.cpio.gz
 	kc_initramfs "$id" "$KC_BUILD_DIR" "$initrd"
 	local -a qemu=("${KC_QEMU[@]}")
+	if kc_vmm_wanted "$id"; then
+		if ! kc_vmm_image "$(kc_vmm_debarch)"; then
+			echo "FAIL $id $KC_KREL: the VMM's root for $KC_VMM_SCENARIO could not be made (log: $(kc_vmm_image_of "$(kc_vmm_debarch)").log)"
+			return "$KC_FAIL"
+		fi
+		kc_vmm_drive qemu
+	fi
 	if [[ -n ${KVMCHURN_ICOUNT:-} ]]; then
 		# icount needs one TCG thread; sleep=off: an idle guest's clock jumps, it does not wait
 		qemu=("${qemu[@]/tcg,thread=multi/tcg,thread=single}" -icount "shift=$KVMCHURN_ICOUNT,sleep=off")
+	fi
+	if [[ -n ${KVMCHURN_VM_MEM:-} ]]; then
+		# the guest's memory: the element after -m
+		local i
+		for ((i = 0; i < ${#qemu[@]} - 1; i++)); do
+			[[ ${qemu[i]} != -m ]] || qemu[i + 1]=${KVMCHURN_VM_MEM}M
+		done
 	fi
 	kc_qemu_argv qemu
 	kc_log "$id: built and packed ($((SECONDS - t0)) s), booting $KC_KREL on $KC_QEMU_SAYS"
@@ -177,11 +197,28 @@ kc_vm_one() {
 	log=$KVMCHURN_CACHE/logs/$id-$ts.log
 	ln -sfn "$id-$ts.log" "$KVMCHURN_CACHE/logs/$id-latest.log"
 	t0=$SECONDS
-	timeout -k 10 "$KVMCHURN_VM_TIMEOUT" "${qemu[@]}" -kernel "$KC_VMLINUZ" -initrd "$initrd" \
-		-append "$KC_APPEND" </dev/null >"$log" 2>&1 || qrc=$?
+	# a monitor, for the dump of a guest that reaches its deadline (hang-dump.py)
+	local mondir qpid wpid
+	mondir=$(mktemp -d /tmp/kvmchurn-mon.XXXXXX)
+	timeout -k 10 "$KVMCHURN_VM_TIMEOUT" "${qemu[@]}" -monitor "unix:$mondir/m,server=on,wait=off" \
+		-kernel "$KC_VMLINUZ" -initrd "$initrd" -append "$KC_APPEND" </dev/null >"$log" 2>&1 &
+	qpid=$!
+	rm -f "$log.where"
+	(
+		while ((SECONDS - t0 < KVMCHURN_VM_TIMEOUT - 20)); do
+			sleep 1
+			kill -0 "$qpid" 2>/dev/null || exit 0
+		done
+		"$KC_VM_DIR/hang-dump.py" "$mondir/m" "$log" "$KVMCHURN_CACHE/kernels/$id/System.map" >"$log.where" 2>&1
+	) &
+	wpid=$!
+	wait "$qpid" || qrc=$?
+	wait "$wpid" || true
+	rm -rf "$mondir"
 	secs=$((SECONDS - t0))
 	# keep the last 10 logs of each kernel
-	find "$KVMCHURN_CACHE/logs" -maxdepth 1 -name "$id-2*.log" | sort -r | tail -n +11 | xargs -r rm -f
+	find "$KVMCHURN_CACHE/logs" -maxdepth 1 -name "$id-2*.log" | sort -r | tail -n +11 |
+		while read -r f; do rm -f "$f" "$f.where" "$f.where.hang"; done
 
 	rm -rf "${KC_OUT:?}/$id"
 	while read -r line; do reasons+=("$line"); done < <(kc_handback "$log" "$KC_OUT/$id")
@@ -221,7 +258,11 @@ kc_vm_one() {
 	mapfile -t notok < <(sed -n 's/^notok //p' <<<"$judged")
 	case $qrc in
 	0) ;;
-	124 | 137) reasons=("timed out after ${KVMCHURN_VM_TIMEOUT} s" "${reasons[@]}") ;;
+	124 | 137)
+		reasons=("timed out after ${KVMCHURN_VM_TIMEOUT} s" "${reasons[@]}")
+		# where the vCPUs were 20 s before (the registers: $log.where.hang)
+		[[ ! -s $log.where ]] || sed 's/^/    | hung: /' "$log.where"
+		;;
 	*) reasons=("qemu exited $qrc" "${reasons[@]}") ;;
 	esac
 	while read -r line; do reasons+=("$line"); done < <(sed -n 's/^reason //p' <<<"$judged")
