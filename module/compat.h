@@ -131,9 +131,12 @@ static inline size_t kc_kretprobe_pool_bytes(unsigned int maxactive,
 #define KC_NX_AT_FIRST_RUN	true
 #define kc_nx_once_pending(kvm) \
 	(atomic_read(&(kvm)->arch.nx_once.state) == ONCE_NOT_STARTED)
+#define kc_nx_once_done(kvm) \
+	(atomic_read(&(kvm)->arch.nx_once.state) == ONCE_COMPLETED)
 #else
 #define KC_NX_AT_FIRST_RUN	false
 #define kc_nx_once_pending(kvm) ((void)(kvm), false)
+#define kc_nx_once_done(kvm) ((void)(kvm), true)
 #endif
 
 /* Fails the build if @probe does not have the type that @event expects. */

@@ -342,6 +342,15 @@ static bool kc_want_first_run(struct kc_kret *k, struct kretprobe_instance *ri,
 	d->arg = arg;
 	d->timed = kc_pair_add(KC_PAIR_FIRST_RUN, arg, kc_now(),
 			       false) == KC_PAIR_ADDED;
+	/*
+	 * The check and the add are two steps: a vCPU stalled between them (a
+	 * host that preempts the guest) adds after another vCPU's start has
+	 * completed and its return took the entry. Its call starts nothing.
+	 */
+	if (d->timed && kc_nx_once_done((struct kvm *)arg)) {
+		kc_pair_get(KC_PAIR_FIRST_RUN, arg, KC_PAIR_TAKE, NULL);
+		d->timed = false;
+	}
 	return d->timed;
 }
 
