@@ -33,7 +33,7 @@ esac
 kc_backing_report() {
 	tr -d '\r' <"$1" | awk -v clock="$BENCH_CLOCK" '
 		$1 == "#" && $2 == "backing" && $4 == "absent" { sub(/^# backing /, ""); absent = absent "  " $0 "\n"; next }
-		$1 != "#" || $2 != "backing" || NF < 12 { next }
+		$1 != "#" || $2 != "backing" || NF < 11 { next }
 		{
 			gib = $4 / 1024; n++
 			row[n] = sprintf("%-8s %6d %4d %14.0f %14.0f", $3, $4, $5,
