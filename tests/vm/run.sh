@@ -30,7 +30,8 @@ KC_OUT=${KVMCHURN_OUT:-$KVMCHURN_CACHE/out}
 	kc_die "KVMCHURN_METRICS_VMS=$KVMCHURN_METRICS_VMS: give a number of VMs, 1 to 9999"
 [[ -z ${KVMCHURN_VM_MEM:-} || ${KVMCHURN_VM_MEM} =~ ^[1-9][0-9]{2,5}$ ]] ||
 	kc_die "KVMCHURN_VM_MEM=$KVMCHURN_VM_MEM: give the guest's memory in MiB, 100 to 999999"
-# Kernel text that fails a run, and the known harmless lines (notes/kernel-matrix.md).
+# Kernel text that fails a run, and the known harmless lines (notes/kernel-matrix.md);
+# the known harmless warnings, whole blocks, are guest/known-splats.awk's.
 KC_BAD='Kernel panic|BUG:|Oops|WARNING:|Call Trace|KASAN|UBSAN|possible circular locking'
 # What only the debug kernel's detectors print.
 KC_BAD_DEBUG='possible recursive locking|inconsistent lock state|suspicious RCU usage|unreferenced object|DEBUG_LOCKS_WARN|BUG: sleeping function|ODEBUG:'
@@ -64,6 +65,7 @@ kc_initramfs() {
 	cp "$KC_VM_DIR/guest/init" "$st/init"
 	cp "$KC_VM_DIR/guest/kvmchurn-put" "$st/kvmchurn/bin/"
 	cp "$KC_VM_DIR/guest/tap.sh" "$st/kvmchurn/tap.sh"
+	cp "$KC_VM_DIR/guest/known-splats.awk" "$st/kvmchurn/"
 	cp "$KC_TOP/tests/lib/tap.sh" "$st/kvmchurn/lib-tap.sh"
 	cp "$build/kvmchurn.ko" "$st/kvmchurn/"
 	cp "$build/userspace/kvmchurn" "$st/kvmchurn/bin/"
@@ -270,7 +272,8 @@ kc_vm_one() {
 	((ok > 0)) || reasons+=("no ok line")
 	local badre=$KC_BAD
 	[[ $id != "$KC_DEBUG_ID" ]] || badre+="|$KC_BAD_DEBUG"
-	bad=$(tr -d '\r' <"$log" | grep -v '@@KVMCHURN FILE-DATA' | grep -E "$badre" | grep -vE "$KC_HARMLESS" | awk '!seen[$0]++' || true)
+	bad=$(tr -d '\r' <"$log" | grep -v '@@KVMCHURN FILE-DATA' | awk -f "$KC_VM_DIR/guest/known-splats.awk" |
+		grep -E "$badre" | grep -vE "$KC_HARMLESS" | awk '!seen[$0]++' || true)
 	[[ -z $bad ]] || reasons+=("kernel says: $(grep -oE "$badre" <<<"$bad" | head -n1)")
 
 	if [[ $id == "$KC_DEBUG_ID" ]]; then
