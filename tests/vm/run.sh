@@ -54,9 +54,10 @@ kc_scenarios() {
 	done
 }
 
-# kc_initramfs ID BUILD_DIR OUT: the guest's root filesystem as a gzipped newc cpio.
+# kc_initramfs ID BUILD_DIR OUT [VMM]: the guest's root filesystem as a gzipped newc
+# cpio; with VMM 1, what 45-qemu needs too (vmm.sh).
 kc_initramfs() {
-	local id=$1 build=$2 out=$3 st m
+	local id=$1 build=$2 out=$3 vmm=${4:-0} st m
 	st=$KVMCHURN_CACHE/initramfs/$id
 	rm -rf "$st"
 	mkdir -p "$st"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,scenarios,kvmchurn/bin,kvmchurn/modules}
@@ -77,7 +78,7 @@ kc_initramfs() {
 	chmod 755 "$st/init" "$st/kvmchurn/bin/kvmchurn-put"
 	printf 'KVMCHURN_KERNEL=%s\nKVMCHURN_ARCH=%s\nKVMCHURN_HOST_MODULES="%s"\nKVMCHURN_METRICS_VMS=%s\n' \
 		"$id" "$KC_ARCH" "$KC_MODULES" "${KVMCHURN_METRICS_VMS:-40}" >"$st/kvmchurn/config"
-	! kc_vmm_wanted "$id" || kc_vmm_pack "$id" "$st"
+	((vmm == 0)) || kc_vmm_pack "$id" "$st"
 	# the kernel opens /dev/console before /init runs; init reopens it after devtmpfs
 	mknod -m 600 "$st/dev/console" c 5 1 2>/dev/null || true
 	(cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$out"
@@ -172,9 +173,12 @@ kc_vm_one() {
 		return "$KC_FAIL"
 	fi
 	initrd=$KVMCHURN_CACHE/initramfs/$id.cpio.gz
-	kc_initramfs "$id" "$KC_BUILD_DIR" "$initrd"
+	# decided once: the initramfs and QEMU's disk must agree
+	local vmm=0
+	! kc_vmm_wanted "$id" || vmm=1
+	kc_initramfs "$id" "$KC_BUILD_DIR" "$initrd" "$vmm"
 	local -a qemu=("${KC_QEMU[@]}")
-	if kc_vmm_wanted "$id"; then
+	if ((vmm)); then
 		if ! kc_vmm_image "$(kc_vmm_debarch)"; then
 			echo "FAIL $id $KC_KREL: the VMM's root for $KC_VMM_SCENARIO could not be made (log: $(kc_vmm_image_of "$(kc_vmm_debarch)").log)"
 			return "$KC_FAIL"

@@ -34,7 +34,7 @@ kc_vmm_image_of() { echo "$KVMCHURN_CACHE/vmm/bookworm-$1.sqfs"; }
 # virtio and no CONFIG_NET for QMP: the scenario says so and skips).
 kc_vmm_wanted() {
 	[[ -n ${KC_VMM_MODULES:-} && -n $(kc_vmm_pkgs "$(kc_vmm_debarch)") ]] &&
-		kc_scenarios "$1" | grep -q "/$KC_VMM_SCENARIO\$"
+		kc_scenarios "$1" | grep "/$KC_VMM_SCENARIO\$" >/dev/null # not -q: no SIGPIPE under pipefail
 }
 
 # kc_vmm_image DEBARCH: leave that architecture's VMM root ready; 1 (the log in
