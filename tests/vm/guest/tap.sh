@@ -208,10 +208,7 @@ first_runs() {
 first_run_probe() {
 	fn=$(first_run_fn)
 	[ "$fn" = kvm_mmu_post_init_vm ] || { kp kct_first "$fn"; return; }
-	# shellcheck disable=SC2016 # tracefs syntax
-	kp kct_first "$fn kvm=\$arg1:x64" &&
-		echo "r:kct/kct_first_r $fn ret=\$retval:s32" >>"$TR/kprobe_events" &&
-		echo 1 >"$TR/events/kct/kct_first_r/enable"
+	kp kct_first "$fn kvm=\$arg1:x64" && kr kct_first_r "$fn ret=\$retval:s32"
 }
 
 # nx_starts: the calls of kvm_mmu_post_init_vm that start a VM's NX recovery
@@ -261,14 +258,17 @@ tracefs() {
 	[ -f /sys/kernel/tracing/kprobe_events ] && TR=/sys/kernel/tracing
 }
 
-# kp NAME 'SYMBOL [ARGS]' [FILTER]: an enabled kprobe event kct/NAME.
-kp() {
-	echo "p:kct/$1 $2" >>"$TR/kprobe_events" 2>/dev/null || return 1
-	if [ -n "$3" ] && ! echo "$3" >"$TR/events/kct/$1/filter"; then
-		echo "-:kct/$1" >>"$TR/kprobe_events"
+# kp NAME 'SYMBOL [ARGS]' [FILTER]: an enabled kprobe event kct/NAME; kr the
+# same on the function's return ($retval among the ARGS).
+kp() { kevent p "$@"; }
+kr() { kevent r "$@"; }
+kevent() {
+	echo "$1:kct/$2 $3" >>"$TR/kprobe_events" 2>/dev/null || return 1
+	if [ -n "$4" ] && ! echo "$4" >"$TR/events/kct/$2/filter"; then
+		echo "-:kct/$2" >>"$TR/kprobe_events"
 		return 1
 	fi
-	echo 1 >"$TR/events/kct/$1/enable"
+	echo 1 >"$TR/events/kct/$2/enable"
 }
 # kp_clear: remove every kct event (before the modules that hold their functions leave).
 kp_clear() {

@@ -194,8 +194,8 @@ one_mode() {
 	# of the kernel's calls: one a KVM_RUN, as each vCPU runs once
 	fr=$(first_runs $VCPUS)
 	if [ "$(first_run_fn)" = kvm_mmu_post_init_vm ]; then
-		# a start of the NX task that fails (a signal pending as the vCPU
-		# thread forks it) leaves it to the next KVM_RUN: timed again
+		# the kernel's starts of the NX task, as the module times them: a
+		# start that fails leaves it to the next KVM_RUN, timed again
 		want=$(nx_starts)
 		echo "# $label: kvm_mmu_post_init_vm failed $(grep -c ' kct_first_r: .* ret=-' "$TR/trace") times"
 		is "$label: first_run_setup: the kernel's starts of the NX task, each timed (tracefs)" \

@@ -72,9 +72,7 @@ kp kct_release kvm_vm_release || echo "# no tracefs event on kvm_vm_release"
 # shellcheck disable=SC2016 # tracefs syntax: KVM_CREATE_VCPU (0xae41)
 kp kct_vcpu 'kvm_vm_ioctl ioctl=$arg2:u32' 'ioctl == 44609' || not_ok "tracefs event on kvm_vm_ioctl"
 # shellcheck disable=SC2016 # tracefs syntax
-{ echo 'r:kct/kct_dfail kvm_dev_ioctl ret=$retval:s32' >>"$TR/kprobe_events" &&
-	echo 'ret < 0' >"$TR/events/kct/kct_dfail/filter" &&
-	echo 1 >"$TR/events/kct/kct_dfail/enable"; } 2>/dev/null || echo "# no tracefs event on kvm_dev_ioctl's return"
+kr kct_dfail 'kvm_dev_ioctl ret=$retval:s32' 'ret < 0' || echo "# no tracefs event on kvm_dev_ioctl's return"
 [ -z "$(first_run_fn)" ] || first_run_probe || not_ok "tracefs events on $(first_run_fn)"
 SEED="comm == \"$QCOMM\""
 kp kct_sfiles exit_files "$SEED" || not_ok "tracefs event on exit_files"
