@@ -139,6 +139,13 @@ static inline size_t kc_kretprobe_pool_bytes(unsigned int maxactive,
 #define kc_nx_once_done(kvm) ((void)(kvm), true)
 #endif
 
+/*
+ * arm64 6.19 split kvm_pgtable_stage2_destroy(): the host tears stage 2 down
+ * in kvm_stage2_destroy(), range by range with cond_resched() between, then
+ * the PGD; the old function stays in vmlinux, but only EL2 calls it.
+ */
+#define KC_STAGE2_SPLIT (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0))
+
 /* Fails the build if @probe does not have the type that @event expects. */
 #define KC_TP_TYPECHECK(event, probe)					\
 	static_assert(__builtin_types_compatible_p(			\

@@ -63,7 +63,8 @@
 	  "kvm_destroy_vcpus() entry -> return")			\
 	X(STAGE2_DESTROY, "stage2_destroy", "stage2_destroy",		\
 	  SEED, EXIT, TIME, "stage2",					\
-	  "kvm_pgtable_stage2_destroy() entry -> return")		\
+	  "kvm_pgtable_stage2_destroy(), from 6.19 kvm_stage2_destroy(): " \
+	  "entry -> return")						\
 	X(KVM_MMU_TEARDOWN, "kvm_mmu_teardown", "kvm_mmu_teardown",	\
 	  ADDED, EXIT, TIME, "mmu_td",					\
 	  "kvm_arch_flush_shadow_all() entry -> return")		\
@@ -109,7 +110,8 @@
 	X(KVM_VM_RELEASE, KVM_VM_RELEASE, KVM, "kvm_vm_release")	\
 	X(KVM_DESTROY_VM, KVM_DESTROY_VM, KVM, "kvm_destroy_vm")	\
 	X(KVM_DESTROY_VCPUS, KVM_DESTROY_VCPUS, KVM, "kvm_destroy_vcpus") \
-	X(STAGE2_DESTROY, STAGE2_DESTROY, KVM, "kvm_pgtable_stage2_destroy") \
+	X(STAGE2_DESTROY, STAGE2_DESTROY, KVM, "kvm_stage2_destroy",	\
+	  "kvm_pgtable_stage2_destroy")					\
 	X(KVM_MMU_TEARDOWN, KVM_MMU_TEARDOWN, KVM,			\
 	  "kvm_arch_flush_shadow_all")					\
 	X(KVM_IRQFD, IRQBYPASS_UNREGISTER, KVM, "kvm_irqfd")		\

@@ -489,6 +489,18 @@ static bool kc_done_mn_unregister(struct kretprobe_instance *ri,
 	return true;
 }
 
+/* The candidates of the stage-2 teardown, in the table's order. */
+enum kc_stage2 {
+	KC_STAGE2_SPLIT_BODY,		/* kvm_stage2_destroy(), 6.19 */
+	KC_STAGE2_WHOLE,		/* kvm_pgtable_stage2_destroy() */
+};
+
+/* From the split, the old function is there and never called by the host. */
+static bool kc_stage2_stands(unsigned int c)
+{
+	return c != KC_STAGE2_WHOLE || !KC_STAGE2_SPLIT;
+}
+
 /* The kretprobes whose hooks are not kc_want_traced() alone. */
 static const struct kc_kret_ops kc_kret_ops[KC_NR_KRETPROBES] = {
 	[KC_KRET_KVM_DEV_IOCTL] = { kc_want_create_vm, kc_done_create_vm },
@@ -497,6 +509,7 @@ static const struct kc_kret_ops kc_kret_ops[KC_NR_KRETPROBES] = {
 	[KC_KRET_KVM_DESTROY_VM] = { kc_want_traced_kvm, NULL },
 	[KC_KRET_KVM_DESTROY_VCPUS] = { kc_want_traced_kvm, NULL },
 	[KC_KRET_KVM_MMU_TEARDOWN] = { kc_want_traced_kvm, NULL },
+	[KC_KRET_STAGE2_DESTROY] = { kc_want_traced, NULL, kc_stage2_stands },
 	[KC_KRET_EXIT_MMAP] = { kc_want_exit_mmap, NULL },
 	[KC_KRET_EXIT_FILES] = { kc_want_traced, kc_done_exit_files },
 	[KC_KRET_KVM_VM_RELEASE] = { kc_want_vm_release, kc_done_vm_release },

@@ -682,7 +682,7 @@ static void kc_render_raw_known(struct kunit *test)
 		"probe\tkvm_vm_release\tkretprobe\tkvm_vm_release\toff\n"
 		"probe\tkvm_destroy_vm\tkretprobe\tkvm_destroy_vm\toff\n"
 		"probe\tkvm_destroy_vcpus\tkretprobe\tkvm_destroy_vcpus\toff\n"
-		"probe\tstage2_destroy\tkretprobe\tkvm_pgtable_stage2_destroy\toff\n"
+		"probe\tstage2_destroy\tkretprobe\tkvm_stage2_destroy\toff\n"
 		"probe\tkvm_mmu_teardown\tkretprobe\tkvm_arch_flush_shadow_all\toff\n"
 		"probe\tirqbypass_unregister\tkretprobe\tkvm_irqfd\toff\n"
 		"probe\tirqbypass_unregister\tkretprobe\tirq_bypass_unregister_consumer\toff\n"
@@ -751,7 +751,7 @@ static void kc_render_probes_unregistered(struct kunit *test)
 		{ KC_M_KVM_VM_RELEASE, "kvm_vm_release" },
 		{ KC_M_KVM_DESTROY_VM, "kvm_destroy_vm" },
 		{ KC_M_KVM_DESTROY_VCPUS, "kvm_destroy_vcpus" },
-		{ KC_M_STAGE2_DESTROY, "kvm_pgtable_stage2_destroy" },
+		{ KC_M_STAGE2_DESTROY, "kvm_stage2_destroy" },
 		{ KC_M_KVM_MMU_TEARDOWN, "kvm_arch_flush_shadow_all" },
 		{ KC_M_IRQBYPASS_UNREGISTER, "kvm_irqfd" },
 		{ KC_M_IRQBYPASS_UNREGISTER, "irq_bypass_unregister_consumer" },

@@ -12,7 +12,7 @@ set -euo pipefail
 out=$KVMCHURN_CACHE/out
 res=$KVMCHURN_CACHE/dkms/results
 ids=()
-for id in $KC_ALL_IDS $KC_DEBUG_ID; do
+for id in $KC_ALL_IDS $KC_OPTIN_IDS $KC_DEBUG_ID; do
 	[[ -f $out/$id/verdict && -f $out/$id/metrics/probes ]] && ids+=("$id")
 done
 ((${#ids[@]})) || kc_die "no verdict in $out: run the vm tier first"
@@ -43,6 +43,7 @@ Kernels
    :header-rows: 1
 
    * - kernel
+     - flavour
      - release (Debian package, suite)
      - vm tier
      - dkms tier
@@ -60,8 +61,14 @@ for id in "${ids[@]}"; do
 	fi
 	release="$krel ($pkgver, $suite)"
 	[[ $id != "$KC_DEBUG_ID" ]] || release="$krel (built here from linux-source-${krel%.*} $pkgver, $suite)"
-	printf '   * - %s\n     - %s\n     - %s: %s ok, %s not ok\n     - %s\n' \
-		"$id" "$release" "$verdict" "$ok" "$nok" "$dk"
+	case $id in
+	*-rt) flavour='PREEMPT_RT' ;;
+	*-cloud) flavour='cloud' ;;
+	"$KC_DEBUG_ID") flavour='debug (KASAN, lockdep, KUnit)' ;;
+	*) flavour='generic' ;;
+	esac
+	printf '   * - %s\n     - %s\n     - %s\n     - %s: %s ok, %s not ok\n     - %s\n' \
+		"$id" "$flavour" "$release" "$verdict" "$ok" "$nok" "$dk"
 done
 # shellcheck disable=SC2016 # the backquotes are reStructuredText's
 if [[ -f $res/packages ]]; then

@@ -13,8 +13,9 @@ set -euo pipefail
 KC_WANT_MODULES="rng-core ccp irqbypass kvm kvm-amd"
 # Bump when what a cached kernel holds changes (a kernel of an older recipe is fetched again).
 # 2: KC_EXTRA_MODULES (brd); 3: x86 guests on two vCPUs (tests/vm/qemu.sh);
-# 4: KC_VMM_MODULES (tests/vm/vmm.sh); 5: System.map (tests/vm/hang-dump.py)
-KC_FETCH_RECIPE=5
+# 4: KC_VMM_MODULES (tests/vm/vmm.sh); 5: System.map (tests/vm/hang-dump.py);
+# 6: QEMU's -cpu per kernel id (KC_QEMU_CPU)
+KC_FETCH_RECIPE=6
 
 # kc_idx_has PKG ARCH VERSION: is that exact package in the index held in $idx?
 kc_idx_has() {
@@ -24,28 +25,28 @@ kc_idx_has() {
 # kc_resolve: the newest ABI of the kernel's suites whose headers, common headers, kbuild
 # and image all exist at one version. Sets KC_ABI KC_KREL KC_PKGVER KC_KBUILD KC_SPECS.
 kc_resolve() {
-	local name ver abi deps flav=$KC_DEBARCH
-	idx=$(kc_index "$KC_SUITES" "$(printf '%s\n' "$KC_DEBARCH" amd64 | sort -u)")
+	local name ver abi deps flav=$KC_FLAVOUR arch=$KC_DEBARCH
+	idx=$(kc_index "$KC_SUITES" "$(printf '%s\n' "$arch" amd64 | sort -u)")
 	while IFS=$'\t' read -r name ver; do
 		abi=${name#linux-headers-} abi=${abi%-"$flav"}
 		deps=$(awk -F'\t' -v p="$name" -v v="$ver" '$1 == p && $3 == v { print $4; exit }' <<<"$idx")
 		KC_KBUILD=$(grep -oE 'linux-kbuild-[^ ,]+' <<<"$deps" | head -n1) || continue
-		kc_idx_has "linux-headers-$abi-common" all "$ver" || continue
+		kc_idx_has "linux-headers-$abi-$KC_COMMON" all "$ver" || continue
 		# the arm64 headers' scripts are the amd64 kbuild's host tools
 		kc_idx_has "$KC_KBUILD" amd64 "$ver" || continue
-		KC_SPECS=("$name:$flav=$ver" "linux-headers-$abi-common:all=$ver" "$KC_KBUILD:amd64=$ver")
-		if kc_idx_has "linux-image-$abi-$flav-unsigned" "$flav" "$ver"; then
-			KC_SPECS+=("linux-image-$abi-$flav-unsigned:$flav=$ver")
-		elif kc_idx_has "linux-binary-unsigned-$abi-$flav" "$flav" "$ver" &&
-			kc_idx_has "linux-modules-$abi-$flav" "$flav" "$ver"; then
+		KC_SPECS=("$name:$arch=$ver" "linux-headers-$abi-$KC_COMMON:all=$ver" "$KC_KBUILD:amd64=$ver")
+		if kc_idx_has "linux-image-$abi-$flav-unsigned" "$arch" "$ver"; then
+			KC_SPECS+=("linux-image-$abi-$flav-unsigned:$arch=$ver")
+		elif kc_idx_has "linux-binary-unsigned-$abi-$flav" "$arch" "$ver" &&
+			kc_idx_has "linux-modules-$abi-$flav" "$arch" "$ver"; then
 			# 7.2+: the image is split into kernel, modules and base
-			KC_SPECS+=("linux-binary-unsigned-$abi-$flav:$flav=$ver" "linux-modules-$abi-$flav:$flav=$ver")
+			KC_SPECS+=("linux-binary-unsigned-$abi-$flav:$arch=$ver" "linux-modules-$abi-$flav:$arch=$ver")
 		else
 			continue
 		fi
 		KC_ABI=$abi KC_KREL=$abi-$flav KC_PKGVER=$ver
 		return 0
-	done < <(RE="^linux-headers-(${KC_ABI_RE})-$flav\$" awk -F'\t' -v a="$flav" \
+	done < <(RE="^linux-headers-(${KC_ABI_RE})-$flav\$" awk -F'\t' -v a="$arch" \
 		'$1 ~ ENVIRON["RE"] && $2 == a { print $1 "\t" $3 }' <<<"$idx" | sort -t$'\t' -k1,1Vr -k2,2Vr)
 	kc_die "$KC_ID: no complete kernel in $KC_SUITES"
 }
@@ -71,17 +72,36 @@ kc_fetch_bin() {
 	rm -rf "$tmp" "$dir/deb"
 }
 
+# What the trixie chroot holds: gcc-14 and its arm64 cross compiler, the tools kbuild runs.
+KC_CHROOT_PKGS="gcc-14,gcc-14-aarch64-linux-gnu,make,binutils,libelf1t64,pahole,kmod"
+
+# kc_chroot_current: is the trixie chroot made, and of today's package list?
+kc_chroot_current() { [[ $(cat "$KC_CHROOT_DIR/.kvmchurn-ok" 2>/dev/null) == "$KC_CHROOT_PKGS" ]]; }
+
 # kc_chroot_ensure: the trixie chroot that builds modules for gcc-14 kernels (its sparse
-# comes from sid, see kc_check_ready). Made once, kept in the cache.
+# comes from sid, see kc_check_ready). Made once, kept in the cache; made again when its
+# package list changes (the kernels unpacked in it are then fetched again).
 kc_chroot_ensure() {
 	local d=$KC_CHROOT_DIR t=$SECONDS
-	[[ -f $d/.kvmchurn-ok ]] && return 0
+	kc_chroot_current && return 0
 	[[ $KC_ONLINE == 1 ]] || kc_die "offline and no trixie chroot in $d"
 	kc_log "creating the trixie chroot in $d (debootstrap, ~2 min)"
-	kc_debootstrap "$d" trixie --include=gcc-14,make,binutils,libelf1t64,pahole,kmod ||
+	kc_debootstrap "$d" trixie --include="$KC_CHROOT_PKGS" ||
 		kc_die "debootstrap failed (log: $d.log)"
-	touch "$d/.kvmchurn-ok"
+	echo "$KC_CHROOT_PKGS" >"$d/.kvmchurn-ok"
 	kc_log "trixie chroot ready ($((SECONDS - t)) s, $(du -sh "$d" | cut -f1))"
+}
+
+# kc_chroot_shared PATH: does another cached kernel of the chroot hold PATH (the -common
+# headers and kbuild of an ABI serve both architectures)?
+kc_chroot_shared() {
+	local env
+	for env in "$KVMCHURN_CACHE"/kernels/*/env; do
+		[[ $env != "$KVMCHURN_CACHE/kernels/$KC_ID/env" ]] || continue
+		# shellcheck source=/dev/null
+		(. "$env" && [[ " $KC_CHROOT_PATHS " == *" $1 "* ]]) && return 0
+	done
+	return 1
 }
 
 # kc_host_modules IMGROOT KREL OUTDIR NAMES: decompress the modules named in NAMES and their
@@ -131,7 +151,7 @@ kc_check_ready() {
 	kc_spec "$1"
 	kc_load_env "$1" || kc_die "$1: not fetched"
 	local root=${KC_CHROOT:-$KVMCHURN_CACHE/kernels/$1/root} ours=$KC_VM_DIR/checker-valid.sh src f
-	src=$root/usr/src/linux-headers-${KC_KREL%-"$KC_DEBARCH"}-common
+	src=$root/usr/src/linux-headers-${KC_KREL%-"$KC_FLAVOUR"}-$KC_COMMON
 	f=$src/scripts/checker-valid.sh
 	# a real one is kept; ours is refreshed when it changes
 	if grep -q 'scripts/checker-valid\.sh' "$src/Makefile" && { [[ ! -e $f ]] || grep -q kvmchurn "$f"; }; then
@@ -156,10 +176,13 @@ kc_fetch_one() {
 	fi
 	kc_resolve
 	if [[ -f $kdir/env ]]; then
+		# headers that a chroot made afresh lost make it stale too
 		# shellcheck source=/dev/null
-		old=$(unset KC_FETCH_RECIPE && . "$kdir/env" && echo "$KC_KREL $KC_PKGVER ${KC_FETCH_RECIPE:-1}")
+		old=$(unset KC_FETCH_RECIPE && . "$kdir/env" && if [[ -f $KC_CHROOT$KC_KDIR/Makefile ]]; then
+			echo "$KC_KREL $KC_PKGVER ${KC_FETCH_RECIPE:-1}"
+		else echo "$KC_KREL $KC_PKGVER (its headers gone)"; fi)
 	fi
-	if [[ $old == "$KC_KREL $KC_PKGVER $KC_FETCH_RECIPE" ]] && { ((KC_USE_CHROOT == 0)) || [[ -f $KC_CHROOT_DIR/.kvmchurn-ok ]]; }; then
+	if [[ $old == "$KC_KREL $KC_PKGVER $KC_FETCH_RECIPE" ]] && { ((KC_USE_CHROOT == 0)) || kc_chroot_current; }; then
 		kc_log "$KC_ID: $KC_KREL ($KC_PKGVER) cached"
 		return 0
 	fi
@@ -168,12 +191,15 @@ kc_fetch_one() {
 	kc_download "$debs" "${KC_SPECS[@]}"
 	((KC_USE_CHROOT == 0)) || kc_chroot_ensure
 
-	# a previous version's headers inside the chroot go with it
+	# a previous version's headers inside the chroot go with it, but what another
+	# kernel there still uses
 	if [[ -f $kdir/env ]]; then
 		(
 			# shellcheck source=/dev/null
 			. "$kdir/env"
-			for f in $KC_CHROOT_PATHS; do rm -rf "${KC_CHROOT:?}$f"; done
+			for f in $KC_CHROOT_PATHS; do
+				kc_chroot_shared "$f" || rm -rf "${KC_CHROOT:?}$f"
+			done
 		)
 	fi
 	rm -rf "$kdir"
@@ -225,12 +251,12 @@ kc_fetch_one() {
 	fi
 	if [[ $KC_ARCH == arm64 ]]; then
 		make_arch=arm64 cross=aarch64-linux-gnu-
-		qemu=(qemu-system-aarch64 -M 'virt,virtualization=on,gic-version=3' -cpu 'max,pauth-impdef=on'
+		qemu=(qemu-system-aarch64 -M 'virt,virtualization=on,gic-version=3' -cpu "$KC_QEMU_CPU"
 			-smp 2 -m 1G -accel 'tcg,thread=multi' -nographic -no-reboot)
 		console=ttyAMA0
 	else
 		# two vCPUs, a TCG thread each: tests/vm/qemu.sh picks a QEMU that can
-		qemu=(qemu-system-x86_64 -accel 'tcg,thread=multi' -cpu max -smp 2 -m 1G
+		qemu=(qemu-system-x86_64 -accel 'tcg,thread=multi' -cpu "$KC_QEMU_CPU" -smp 2 -m 1G
 			-no-reboot -nodefaults -display none -monitor none -serial stdio)
 		console=ttyS0
 	fi
@@ -241,7 +267,7 @@ kc_fetch_one() {
 			"$KC_ID" "$KC_ARCH" "$KC_KREL" "$KC_PKGVER" "$KC_SUITES"
 		printf 'KC_KDIR=%q\nKC_CHROOT=%q\nKC_CC=%q\nKC_MAKE_ARCH=%q\nKC_CROSS_COMPILE=%q\n' \
 			"$kdir_hdr" "$chroot" "$KC_CC" "$make_arch" "$cross"
-		printf 'KC_CHROOT_PATHS=%q\n' "${chroot:+$kdir_hdr /usr/src/linux-headers-$KC_ABI-common /usr/lib/$KC_KBUILD /usr/src/$KC_KBUILD}"
+		printf 'KC_CHROOT_PATHS=%q\n' "${chroot:+$kdir_hdr /usr/src/linux-headers-$KC_ABI-$KC_COMMON /usr/lib/$KC_KBUILD /usr/src/$KC_KBUILD}"
 		printf 'KC_VMLINUZ=%q\nKC_MODULES=%q\nKC_EXTRA_MODULES=%q\nKC_BUSYBOX=%q\n' \
 			"$kdir/vmlinuz" "$modules" "${extra% }" "$KVMCHURN_CACHE/busybox/$KC_DEBARCH/busybox"
 		printf 'KC_VMM_MODULES=%q\n' "${vmm% }"

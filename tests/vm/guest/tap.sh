@@ -169,7 +169,7 @@ state() {
 # inlined: kvm_destroy_vm in the debug kernel) this one has, in KC_HAS. One pass
 # over kallsyms (slow under TCG); kvm must be loaded.
 kernel_has() {
-	KC_HAS=" $(awk '$3 ~ /^(kvm_destroy_vm|kvm_destroy_vcpus|kvm_pgtable_stage2_destroy|kvm_arch_vcpu_run_pid_change|kvm_mmu_post_init_vm)($|\.)/ {
+	KC_HAS=" $(awk '$3 ~ /^(kvm_destroy_vm|kvm_destroy_vcpus|kvm_pgtable_stage2_destroy|kvm_stage2_destroy|kvm_arch_vcpu_run_pid_change|kvm_mmu_post_init_vm)($|\.)/ {
 		sub(/\..*/, "", $3); print $3 }' /proc/kallsyms | sort -u | tr '\n' ' ')"
 	echo "# this kernel has:$KC_HAS"
 }
@@ -179,6 +179,16 @@ kver_ge() {
 	v=$(uname -r)
 	maj=${v%%.*} v=${v#*.} min=${v%%[!0-9]*}
 	[ "$maj" -gt "$1" ] || { [ "$maj" -eq "$1" ] && [ "$min" -ge "$2" ]; }
+}
+
+# stage2_fn: the function that tears a VM's stage 2 down here, or "": arm64's
+# kvm_pgtable_stage2_destroy, split in 6.19 into ranges and the PGD with
+# kvm_stage2_destroy over them (the old one is then EL2's only). After kernel_has.
+stage2_fn() {
+	case $KC_HAS in
+	*" kvm_stage2_destroy "*) echo kvm_stage2_destroy ;;
+	*" kvm_pgtable_stage2_destroy "*) kver_ge 6 19 || echo kvm_pgtable_stage2_destroy ;;
+	esac
 }
 
 # first_run_fn: the function that stands for first_run_setup here, or "": arm64's
@@ -242,7 +252,7 @@ nx_starts() {
 per_vm() {
 	case $1 in
 	kvm_destroy_vm | kvm_destroy_vcpus) f=$1 ;;
-	stage2_destroy) f=kvm_pgtable_stage2_destroy ;;
+	stage2_destroy) f=$(stage2_fn) ;;
 	first_run_setup) f=$(first_run_fn) ;;
 	*) echo 1 && return ;;
 	esac

@@ -304,7 +304,14 @@ kp kct_release kvm_vm_release || echo "# no tracefs event on kvm_vm_release"
 kp kct_destroy kvm_destroy_vm || echo "# no tracefs event on kvm_destroy_vm"
 kp kct_vcpus kvm_destroy_vcpus || echo "# no tracefs event on kvm_destroy_vcpus"
 kp kct_flush kvm_arch_flush_shadow_all || echo "# no tracefs event on kvm_arch_flush_shadow_all"
-kp kct_s2 kvm_pgtable_stage2_destroy || echo "# no tracefs event on kvm_pgtable_stage2_destroy"
+s2=$(stage2_fn)
+if [ -n "$s2" ]; then
+	kp kct_s2 "$s2" || not_ok "tracefs event on $s2"
+	is "probe stage2_destroy is on $s2" \
+		"$(awk -F '\t' '$1 == "probe" && $2 == "stage2_destroy" { print $4 }' "$D/raw")" "$s2"
+else
+	echo "# no stage-2 teardown function on this kernel"
+fi
 kp kct_reg irq_bypass_register_consumer || not_ok "tracefs event on irq_bypass_register_consumer"
 kp kct_unreg irq_bypass_unregister_consumer || not_ok "tracefs event on irq_bypass_unregister_consumer"
 # shellcheck disable=SC2016 # tracefs syntax
