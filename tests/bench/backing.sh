@@ -56,7 +56,7 @@ main() {
 	conf=$(mktemp -d)
 	printf 'VMS=%s\nMIB=%s\n' "$BENCH_VMS" "$BENCH_MIB" >"$conf/backing.conf"
 	KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/backing KVMCHURN_GUEST_DIR=$conf \
-		KVMCHURN_VM_MEM=$BENCH_GUEST_MIB KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-3600} \
+		KVMCHURN_VM_MEM=$BENCH_GUEST_MIB KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-3600} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-3600} \
 		"$KC_VM_DIR/run.sh" "${ids[@]}" || rc=$?
 	rm -rf "$conf"
 	for id in "${ids[@]}"; do

@@ -86,7 +86,7 @@ main() {
 		kc_guest_cc "$work/bin/forkexit" "$KC_TOP/tests/bench/forkexit.c"
 		printf 'PROFILE_EXITS=%s\nPROFILE_PERIOD=%s\n' "$PROFILE_EXITS" "$PROFILE_PERIOD" >"$work/bench.conf"
 		KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/profile KVMCHURN_GUEST_DIR=$work \
-			KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-3600} "$KC_VM_DIR/run.sh" "$id" | grep -v ' passed, ' || true
+			KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-3600} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-3600} "$KC_VM_DIR/run.sh" "$id" | grep -v ' passed, ' || true
 		echo "$id $KC_KREL: perf samples every $PROFILE_PERIOD instructions, $PROFILE_EXITS exits, A and B twice"
 		kc_profile_report "$KVMCHURN_CACHE/logs/$id-latest.log"
 	done

@@ -170,7 +170,7 @@ main() {
 			"$BENCH_ROUNDS" "$BENCH_EXITS" "$BENCH_VMS" "$BENCH_STORM" "$BENCH_STORM_MIB" >"$work/bench.conf"
 		# the boot's verdict (not ok lines: a scenario step that did not work) stays
 		KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/scenarios KVMCHURN_GUEST_DIR=$work \
-			KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-7200} "$KC_VM_DIR/run.sh" "$id" >"$work/verdict" || rc=1
+			KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-7200} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-7200} "$KC_VM_DIR/run.sh" "$id" >"$work/verdict" || rc=1
 		grep -v ' passed, ' "$work/verdict" || true
 		log=$KVMCHURN_CACHE/logs/$id-latest.log
 		echo "$id $KC_KREL, $(date -u +%Y-%m-%d): $BENCH_ROUNDS rounds of A B C P Q, $BENCH_EXITS exits and $BENCH_VMS VMs each (log: $log)"

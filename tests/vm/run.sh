@@ -5,7 +5,9 @@
 # -no-reboot it exits 0 after a panic). Ids: arguments, else $KERNELS, else all.
 # The debug kernel (x86_64-debug, tests/debug) also gets the KUnit module and the
 # scenarios of tests/debug/scenarios, and its log is also judged for lockdep and kmemleak.
-# Knobs: KERNELS, KVMCHURN_CACHE, KVMCHURN_VM_TIMEOUT (seconds a boot may take, 900),
+# Knobs: KERNELS, KVMCHURN_CACHE, KVMCHURN_VM_SILENCE (seconds the scenarios may print
+# nothing before the guest is taken as hung, 600), KVMCHURN_VM_TIMEOUT (seconds a boot may
+# take in all, 3600),
 # KVMCHURN_SCENARIOS (globs of scenario file names to run, default all: "00-* 30-*"),
 # KVMCHURN_MODULE_DIR (boot DIR/<id>/kvmchurn.ko instead of building one: the dkms tier),
 # KVMCHURN_SCENARIO_DIR (run its *.sh instead of scenarios/: make bench), KVMCHURN_GUEST_DIR
@@ -23,7 +25,13 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=vmm.sh
 . "$KC_VM_DIR/vmm.sh"
 
-KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-900}
+# A hung guest is one whose scenarios print nothing for KVMCHURN_VM_SILENCE seconds (the
+# kernel's own lines do not count: a hung kernel can go on printing); a busy host only makes
+# a guest slower, and a boot may take up to KVMCHURN_VM_TIMEOUT in all.
+KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-600}
+KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-3600}
+[[ $KVMCHURN_VM_SILENCE =~ ^[1-9][0-9]*$ && $KVMCHURN_VM_TIMEOUT =~ ^[1-9][0-9]*$ ]] ||
+	kc_die "KVMCHURN_VM_SILENCE=$KVMCHURN_VM_SILENCE KVMCHURN_VM_TIMEOUT=$KVMCHURN_VM_TIMEOUT: give seconds"
 # where each kernel's handed-back files and verdict go (compatibility.sh reads them)
 KC_OUT=${KVMCHURN_OUT:-$KVMCHURN_CACHE/out}
 [[ ${KVMCHURN_METRICS_VMS:-40} =~ ^[1-9][0-9]{0,3}$ ]] ||
@@ -203,19 +211,33 @@ kc_vm_one() {
 	log=$KVMCHURN_CACHE/logs/$id-$ts.log
 	ln -sfn "$id-$ts.log" "$KVMCHURN_CACHE/logs/$id-latest.log"
 	t0=$SECONDS
-	# a monitor, for the dump of a guest that reaches its deadline (hang-dump.py)
+	# a monitor, for the dump of a guest that reaches a deadline (hang-dump.py)
 	local mondir qpid wpid
 	mondir=$(mktemp -d /tmp/kvmchurn-mon.XXXXXX)
-	timeout -k 10 "$KVMCHURN_VM_TIMEOUT" "${qemu[@]}" -monitor "unix:$mondir/m,server=on,wait=off" \
+	# the watcher below ends it; timeout(1) only if the watcher could not
+	timeout -k 10 $((KVMCHURN_VM_TIMEOUT + 60)) "${qemu[@]}" -monitor "unix:$mondir/m,server=on,wait=off" \
 		-kernel "$KC_VMLINUZ" -initrd "$initrd" -append "$KC_APPEND" </dev/null >"$log" 2>&1 &
 	qpid=$!
-	rm -f "$log.where"
+	rm -f "$log.where" "$log.deadline"
 	(
-		while ((SECONDS - t0 < KVMCHURN_VM_TIMEOUT - 20)); do
-			sleep 1
-			kill -0 "$qpid" 2>/dev/null || exit 0
+		local lines last=-1 heard=$SECONDS why
+		while kill -0 "$qpid" 2>/dev/null; do
+			sleep 2
+			# the scenarios' lines: all but the kernel's "[  12.345678] ..."
+			lines=$(grep -acv '^\[ *[0-9]*\.[0-9]*\]' "$log" || true)
+			((lines == last)) || { last=$lines heard=$SECONDS; }
+			if ((SECONDS - heard >= KVMCHURN_VM_SILENCE)); then
+				why="no line from the scenarios for $KVMCHURN_VM_SILENCE s (hung)"
+			elif ((SECONDS - t0 >= KVMCHURN_VM_TIMEOUT)); then
+				why="timed out after $KVMCHURN_VM_TIMEOUT s"
+			else
+				continue
+			fi
+			"$KC_VM_DIR/hang-dump.py" "$mondir/m" "$log" "$KVMCHURN_CACHE/kernels/$id/System.map" >"$log.where" 2>&1
+			echo "$why" >"$log.deadline"
+			kill -TERM "$qpid" 2>/dev/null
+			exit 0
 		done
-		"$KC_VM_DIR/hang-dump.py" "$mondir/m" "$log" "$KVMCHURN_CACHE/kernels/$id/System.map" >"$log.where" 2>&1
 	) &
 	wpid=$!
 	wait "$qpid" || qrc=$?
@@ -224,7 +246,7 @@ kc_vm_one() {
 	secs=$((SECONDS - t0))
 	# keep the last 10 logs of each kernel
 	find "$KVMCHURN_CACHE/logs" -maxdepth 1 -name "$id-2*.log" | sort -r | tail -n +11 |
-		while read -r f; do rm -f "$f" "$f.where" "$f.where.hang"; done
+		while read -r f; do rm -f "$f" "$f.where" "$f.where.hang" "$f.deadline"; done
 
 	rm -rf "${KC_OUT:?}/$id"
 	while read -r line; do reasons+=("$line"); done < <(kc_handback "$log" "$KC_OUT/$id")
@@ -262,15 +284,17 @@ kc_vm_one() {
 	nok=$(sed -n 's/^nok //p' <<<"$judged")
 	cpus=$(sed -n 's/^cpus //p' <<<"$judged")
 	mapfile -t notok < <(sed -n 's/^notok //p' <<<"$judged")
-	case $qrc in
-	0) ;;
-	124 | 137)
-		reasons=("timed out after ${KVMCHURN_VM_TIMEOUT} s" "${reasons[@]}")
-		# where the vCPUs were 20 s before (the registers: $log.where.hang)
+	if [[ -s $log.deadline ]]; then
+		reasons=("$(cat "$log.deadline")" "${reasons[@]}")
+		# where the vCPUs were at the deadline (the registers: $log.where.hang)
 		[[ ! -s $log.where ]] || sed 's/^/    | hung: /' "$log.where"
-		;;
-	*) reasons=("qemu exited $qrc" "${reasons[@]}") ;;
-	esac
+	else
+		case $qrc in
+		0) ;;
+		124 | 137) reasons=("timed out after $((KVMCHURN_VM_TIMEOUT + 60)) s, and the watcher did not end it" "${reasons[@]}") ;;
+		*) reasons=("qemu exited $qrc" "${reasons[@]}") ;;
+		esac
+	fi
 	while read -r line; do reasons+=("$line"); done < <(sed -n 's/^reason //p' <<<"$judged")
 	((nok == 0)) || reasons+=("$nok not ok")
 	((ok > 0)) || reasons+=("no ok line")
