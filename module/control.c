@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * control.c - the switches that probe context reads (enable, unit) and the
- * meaning of what is written to the control files. Kept apart from debugfs.c
- * so that the KUnit suites run the very code the files use.
+ * meaning of what is written to the controls, filter, enable and reset: the
+ * debugfs files (debugfs.c) and the module parameters of the same names
+ * (main.c) both come here, so that the two take the same text, refuse the
+ * same text and do the same thing under the same lock. Kept apart from
+ * debugfs.c so that the KUnit suites run the very code the files use.
  */
 #include <linux/errno.h>
 #include <linux/math64.h>
+#include <linux/mutex.h>
 #include <linux/string.h>
 #include <linux/time64.h>
 
@@ -13,6 +17,7 @@
 
 bool kc_enabled = true;
 bool kc_unit_ns;
+static DEFINE_MUTEX(kc_control_lock);	/* serializes enable and reset */
 
 u64 kc_to_unit(u64 ns)
 {
@@ -60,5 +65,52 @@ int kc_parse_bit(const char *s, bool *bit)
 	if (strcmp(s, "0") && strcmp(s, "1"))
 		return -EINVAL;
 	*bit = s[0] == '1';
+	return 0;
+}
+
+/* "1", nothing else: what reset takes. */
+int kc_parse_reset(const char *s)
+{
+	return strcmp(s, "1") ? -EINVAL : 0;
+}
+
+/*
+ * The controls. @text is a write as kc_parse_text() left it; a refused one
+ * returns -EINVAL (or -ENOMEM for a filter) and changes nothing.
+ */
+int kc_control_filter(const char *text)
+{
+	/* the filter is replaced as a whole, under filter.c's own lock */
+	return kc_filter_set(text);
+}
+
+int kc_control_enable(const char *text)
+{
+	bool on;
+	int err;
+
+	err = kc_parse_bit(text, &on);
+	if (err)
+		return err;
+	mutex_lock(&kc_control_lock);
+	WRITE_ONCE(kc_enabled, on);
+	mutex_unlock(&kc_control_lock);
+	return 0;
+}
+
+/* From now on, every count starts from zero. */
+int kc_control_reset(const char *text)
+{
+	int err;
+
+	err = kc_parse_reset(text);
+	if (err)
+		return err;
+	mutex_lock(&kc_control_lock);
+	kc_hist_reset();
+	kc_kretprobes_reset();
+	kc_tracepoints_reset();
+	kc_vms_reset();
+	mutex_unlock(&kc_control_lock);
 	return 0;
 }

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs.c - the files under /sys/kernel/debug/kvmchurn/, all root-only:
- * the read-only views (render.c makes their text) and the three controls,
- * filter, enable and reset. A write that is not understood returns -EINVAL
- * and changes nothing.
+ * debugfs.c - the files under /sys/kernel/debug/kvmchurn/: the read-only
+ * views (render.c makes their text) and the three controls, filter, enable
+ * and reset (control.c says what a write means; the module parameters of the
+ * same names, main.c, do the same). A write that is not understood returns
+ * -EINVAL and changes nothing.
  */
 #include <linux/debugfs.h>
-#include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -15,7 +15,6 @@
 #include "kvmchurn.h"
 
 static struct dentry *kc_dir;
-static DEFINE_MUTEX(kc_control_lock);	/* serializes enable and reset */
 
 typedef int (*kc_show_fn)(struct seq_file *m, struct kc_read *rd);
 
@@ -64,8 +63,6 @@ static int kc_show_hist_file(struct seq_file *m, struct kc_read *rd)
 
 KC_VIEW(hist_file);
 
-#define KC_WRITE_MAX	256
-
 /* A control file: read through name##_show(), written by name##_write(). */
 #define KC_CONTROL_FOPS(name)						\
 static int name##_open(struct inode *inode, struct file *file)		\
@@ -89,14 +86,17 @@ static int kc_read_write(const char __user *ubuf, size_t count, char *buf)
 	return kc_parse_text(buf, count, KC_WRITE_MAX);
 }
 
-/* Reads a write of "0" or "1". */
-static int kc_read_bit(const char __user *ubuf, size_t count, bool *bit)
+/* A write to a control: kc_control_<name>() of its text. */
+static ssize_t kc_control_write(const char __user *ubuf, size_t count,
+				int (*control)(const char *text))
 {
 	char buf[KC_WRITE_MAX];
 	int err;
 
 	err = kc_read_write(ubuf, count, buf);
-	return err ? err : kc_parse_bit(buf, bit);
+	if (!err)
+		err = control(buf);
+	return err ? err : count;
 }
 
 static int kc_filter_show(struct seq_file *m, void *unused)
@@ -111,13 +111,7 @@ static int kc_filter_show(struct seq_file *m, void *unused)
 static ssize_t kc_filter_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
-	char buf[KC_WRITE_MAX];
-	int err;
-
-	err = kc_read_write(ubuf, count, buf);
-	if (!err)
-		err = kc_filter_set(buf);
-	return err ? err : count;
+	return kc_control_write(ubuf, count, kc_control_filter);
 }
 
 KC_CONTROL_FOPS(kc_filter);
@@ -131,16 +125,7 @@ static int kc_enable_show(struct seq_file *m, void *unused)
 static ssize_t kc_enable_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
-	bool on;
-	int err;
-
-	err = kc_read_bit(ubuf, count, &on);
-	if (err)
-		return err;
-	mutex_lock(&kc_control_lock);
-	WRITE_ONCE(kc_enabled, on);
-	mutex_unlock(&kc_control_lock);
-	return count;
+	return kc_control_write(ubuf, count, kc_control_enable);
 }
 
 KC_CONTROL_FOPS(kc_enable);
@@ -149,21 +134,7 @@ KC_CONTROL_FOPS(kc_enable);
 static ssize_t kc_reset_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
-	bool on;
-	int err;
-
-	err = kc_read_bit(ubuf, count, &on);
-	if (err)
-		return err;
-	if (!on)
-		return -EINVAL;
-	mutex_lock(&kc_control_lock);
-	kc_hist_reset();
-	kc_kretprobes_reset();
-	kc_tracepoints_reset();
-	kc_vms_reset();
-	mutex_unlock(&kc_control_lock);
-	return count;
+	return kc_control_write(ubuf, count, kc_control_reset);
 }
 
 static const struct file_operations kc_reset_fops = {

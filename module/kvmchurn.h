@@ -72,6 +72,17 @@ const char *kc_unit_name(void);
 int kc_parse_unit(const char *s, bool *ns);
 int kc_parse_text(char *buf, size_t count, size_t size);
 int kc_parse_bit(const char *s, bool *bit);
+int kc_parse_reset(const char *s);
+
+/*
+ * A write to a control, debugfs file or module parameter, is at most
+ * KC_WRITE_MAX - 1 bytes; kc_control_*() take it as kc_parse_text() made it.
+ */
+#define KC_WRITE_MAX	256
+
+int kc_control_filter(const char *text);
+int kc_control_enable(const char *text);
+int kc_control_reset(const char *text);
 
 /* hist.c: per-CPU histograms and counters, and the reset baseline. */
 struct kc_hist_snap {
