@@ -402,6 +402,19 @@ static inline const char *kc_pct_name(unsigned int p)
 #define KC_STR(x)	KC_STR_(x)
 
 /*
+ * The controls: files filter, enable and reset of the debugfs folder, and
+ * the module parameters of the same names in KC_PARAMS_DIR, which take the
+ * same text (Documentation/ABI.rst). What each takes, as the module's log
+ * and parameter descriptions and the client say it:
+ */
+#define KC_FILTER_RULE	"1 to " KC_STR(KC_FILTER_MAX_NAMES) " names of 1 to " \
+			KC_STR(KC_NAME_MAX) " characters, space or comma separated, or " \
+			KC_FILTER_ALL
+#define KC_ENABLE_RULE	"0 or 1"
+#define KC_RESET_RULE	"1"
+#define KC_PARAMS_DIR	"/sys/module/kvmchurn/parameters"
+
+/*
  * The seed's END check of irqfds per VM: a Firecracker VM has 8 to 11. It is
  * judged only when the filter names that VMM alone (kvmchurn_rules.h).
  */

@@ -15,30 +15,77 @@
  * Every parameter is checked when it is given: a value out of its range
  * fails insmod or modprobe with -EINVAL and a line in the kernel log that
  * names the parameter and the range. Nothing is clamped.
+ *
+ * filter, enable and reset are also the module's controls at run time: a
+ * write to /sys/module/kvmchurn/parameters/<name> takes the same text as the
+ * debugfs file of that name, refuses the same text with the same -EINVAL,
+ * and does the same, through the same code and locks (control.c). Under
+ * lockdown=integrity debugfs refuses every write; sysfs does not.
+ * One difference sysfs makes: it hands set() a string, not the write's
+ * length, so a NUL in a write to a parameter ends the text there (a debugfs
+ * file refuses it), and a write of no bytes never reaches the module.
+ *
+ * sysfs calls set() and get() under kernel_param_lock(THIS_MODULE). kc_init()
+ * holds it from start to end, and kc_exit() while it stops the controls, so
+ * a value comes either before the module is up (insmod's, or a write before
+ * kc_init(): checked and kept for kc_init()) or while it is up (applied),
+ * never half-way. A run-time write refused logs nothing, as a refused
+ * debugfs write; insmod, which can only say -EINVAL, logs one line.
  */
 #define KC_MAXACTIVE_MAX	4096	/* as tracefs allows a kretprobe event */
-#define KC_FILTER_SPEC_LEN	256
 
-static char filter[KC_FILTER_SPEC_LEN] = "firecracker";
+static char filter[KC_WRITE_MAX] = "firecracker";
 static unsigned int maxactive = 512;
 static unsigned int pairs = 4096;
 static struct kc_vms_params vms = { .last = 256, .slowest = 32, .live = 1024 };
 
-static int kc_param_filter_set(const char *val, const struct kernel_param *kp)
+static enum {
+	KC_PARAMS_LOADING,	/* insmod's values: checked and kept */
+	KC_PARAMS_LIVE,		/* kc_init() done: the controls are applied */
+	KC_PARAMS_GONE,		/* kc_exit(): checked, kept, not applied */
+} kc_params;
+
+/*
+ * A parameter's value made the text a control takes, as kc_parse_text()
+ * makes a debugfs write: empty or KC_WRITE_MAX bytes and more refused, one
+ * trailing newline (echo's) dropped. @buf has KC_WRITE_MAX bytes.
+ */
+static int kc_param_text(const char *val, char *buf)
 {
-	if (strlen(val) >= sizeof(filter) || kc_filter_check(val)) {
-		pr_err("filter=\"%.40s%s\": must be 1 to %d names of 1 to %d characters, space or comma separated, or *\n",
-		       val, strlen(val) > 40 ? "..." : "", KC_FILTER_MAX_NAMES,
-		       KC_NAME_MAX);
-		return -EINVAL;
-	}
-	strscpy(filter, val, sizeof(filter));
-	return 0;
+	size_t len = strnlen(val, KC_WRITE_MAX);
+
+	if (len < KC_WRITE_MAX)
+		memcpy(buf, val, len);
+	return kc_parse_text(buf, len, KC_WRITE_MAX);
 }
 
+static int kc_param_filter_set(const char *val, const struct kernel_param *kp)
+{
+	char buf[KC_WRITE_MAX];
+	int err;
+
+	err = kc_param_text(val, buf);
+	if (!err && kc_params == KC_PARAMS_LIVE)
+		return kc_control_filter(buf);
+	if (!err)
+		err = kc_filter_check(buf);
+	if (!err)
+		strscpy(filter, buf, sizeof(filter));
+	else if (kc_params == KC_PARAMS_LOADING)
+		pr_err("filter=\"%.40s%s\": must be " KC_FILTER_RULE "\n", val,
+		       strlen(val) > 40 ? "..." : "");
+	return err;
+}
+
+/* The filter as the debugfs file shows it: its names, space separated. */
 static int kc_param_filter_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%s\n", filter);
+	int n;
+
+	if (kc_params != KC_PARAMS_LIVE)
+		return sysfs_emit(buf, "%s\n", filter);
+	n = kc_filter_format(buf, PAGE_SIZE - 1);
+	return n + sysfs_emit_at(buf, n, "\n");
 }
 
 static const struct kernel_param_ops kc_param_filter_ops = {
@@ -100,12 +147,10 @@ static const struct kernel_param_ops kc_param_pairs_ops = {
 	.get = param_get_uint,
 };
 
-module_param_cb(filter, &kc_param_filter_ops, NULL, 0444);
+module_param_cb(filter, &kc_param_filter_ops, NULL, 0644);
 MODULE_PARM_DESC(filter,
-		 "Leader comm names to trace, space or comma separated, 1 to "
-		 __stringify(KC_FILTER_MAX_NAMES)
-		 " of 1 to " __stringify(KC_NAME_MAX)
-		 " characters; * for all (default: firecracker)");
+		 "Leader comm names to trace: " KC_FILTER_RULE
+		 " for all (default: firecracker); writable at run time, as the debugfs file filter");
 module_param_cb(unit, &kc_param_unit_ops, NULL, 0444);
 MODULE_PARM_DESC(unit, "Histogram unit: us (default, as the seed script) or ns");
 module_param_cb(maxactive, &kc_param_maxactive_ops, &maxactive, 0444);
@@ -145,30 +190,70 @@ MODULE_PARM_DESC(vms_live,
 
 static int kc_param_enable_set(const char *val, const struct kernel_param *kp)
 {
-	if (param_set_bool(val, kp)) {
-		pr_err("enable=%.16s: must be 0 or 1\n", val);
-		return -EINVAL;
-	}
-	return 0;
+	char buf[KC_WRITE_MAX];
+	int err;
+
+	/* "insmod kvmchurn.ko enable", as for any bool parameter: 1 */
+	err = kc_param_text(val ? val : "1", buf);
+	if (!err)
+		err = kc_control_enable(buf);
+	if (err && kc_params == KC_PARAMS_LOADING)
+		pr_err("enable=%.16s: must be " KC_ENABLE_RULE "\n", val);
+	return err;
+}
+
+/* As the debugfs file: 0 or 1. */
+static int kc_param_enable_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(kc_enabled));
 }
 
 static const struct kernel_param_ops kc_param_enable_ops = {
 	.flags = KERNEL_PARAM_OPS_FL_NOARG,
 	.set = kc_param_enable_set,
-	.get = param_get_bool,
+	.get = kc_param_enable_get,
 };
 
-module_param_cb(enable, &kc_param_enable_ops, &kc_enabled, 0444);
-MODULE_PARM_DESC(enable, "Record events (default: 1)");
+module_param_cb(enable, &kc_param_enable_ops, NULL, 0644);
+MODULE_PARM_DESC(enable,
+		 "Record events: " KC_ENABLE_RULE
+		 " (default: 1); writable at run time, as the debugfs file enable");
+
+/* At insmod, reset=1 is taken and does nothing: every count starts at 0. */
+static int kc_param_reset_set(const char *val, const struct kernel_param *kp)
+{
+	char buf[KC_WRITE_MAX];
+	int err;
+
+	err = kc_param_text(val, buf);
+	if (!err && kc_params == KC_PARAMS_LIVE)
+		return kc_control_reset(buf);
+	if (!err)
+		err = kc_parse_reset(buf);
+	if (err && kc_params == KC_PARAMS_LOADING)
+		pr_err("reset=%.16s: must be " KC_RESET_RULE "\n", val);
+	return err;
+}
+
+/* Write-only, as the debugfs file: 0200, which sysfs opens for no reader. */
+static const struct kernel_param_ops kc_param_reset_ops = {
+	.set = kc_param_reset_set,
+};
+
+module_param_cb(reset, &kc_param_reset_ops, NULL, 0200);
+MODULE_PARM_DESC(reset,
+		 "Write " KC_RESET_RULE
+		 " at run time: every count starts again from 0, as the debugfs file reset");
 
 static int __init kc_init(void)
 {
 	int err;
 
 	/* The parameters were checked as they were given. */
+	kernel_param_lock(THIS_MODULE);
 	err = kc_filter_init(filter);
 	if (err)
-		return err;
+		goto err_unlock;
 	err = kc_pairs_init(pairs);
 	if (err) {
 		pr_err("pairs=%u: cannot allocate the pairing table: error %d\n",
@@ -199,6 +284,8 @@ static int __init kc_init(void)
 
 	pr_info("version %s loaded, filter \"%s\", unit %s\n", KVMCHURN_VERSION,
 		filter, kc_unit_name());
+	kc_params = KC_PARAMS_LIVE;
+	kernel_param_unlock(THIS_MODULE);
 	return 0;
 
 err_kretprobes:
@@ -213,12 +300,19 @@ err_pairs:
 	kc_pairs_exit();
 err_filter:
 	kc_filter_exit();
+err_unlock:
+	kernel_param_unlock(THIS_MODULE);
 	return err;
 }
 
 static void __exit kc_exit(void)
 {
-	/* Readers first, then probes (which wait for running handlers). */
+	/* The parameters first: from now on they are only kept. */
+	kernel_param_lock(THIS_MODULE);
+	kc_filter_format(filter, sizeof(filter));
+	kc_params = KC_PARAMS_GONE;
+	kernel_param_unlock(THIS_MODULE);
+	/* Readers, then probes (which wait for running handlers). */
 	kc_debugfs_exit();
 	kc_kretprobes_exit();
 	kc_tracepoints_exit();
