@@ -5,6 +5,17 @@
  * and reset (control.c says what a write means; the module parameters of the
  * same names, main.c, do the same). A write that is not understood returns
  * -EINVAL and changes nothing.
+ *
+ * Under lockdown (LOCKDOWN_DEBUGFS, lockdown=integrity and up) debugfs opens
+ * a file only for reading, only if it has no ioctl or mmap, and only if its
+ * mode is 0444 exactly on kernels before 5.10.94 (debugfs_locked_down():
+ * (i_mode & 07777) == 0444), a subset of 0444 from 5.10.94 and 5.17 on
+ * ((i_mode & 07777 & ~0444) == 0: 6.1, 6.12, 7.x, which also checks
+ * mmap_prepare). So every view is 0444 and has seq_file's fops only: it
+ * reads under lockdown on every kernel of the matrix. The controls cannot be
+ * opened at all there (even to read: their mode has a write bit); the
+ * parameters stand in for them. The folder stays root's: debugfs is mounted
+ * 0700.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -13,6 +24,9 @@
 #include <linux/uaccess.h>
 
 #include "kvmchurn.h"
+
+/* A view: read-only, no ioctl, no mmap, readable under lockdown. */
+#define KC_VIEW_MODE	0444
 
 static struct dentry *kc_dir;
 
@@ -151,20 +165,20 @@ int kc_debugfs_init(void)
 	kc_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	if (IS_ERR_OR_NULL(kc_dir))
 		return kc_dir ? PTR_ERR(kc_dir) : -ENODEV;
-	debugfs_create_file("all", 0400, kc_dir, NULL, &kc_all_fops);
-	debugfs_create_file("summary", 0400, kc_dir, NULL, &kc_summary_fops);
-	debugfs_create_file("counters", 0400, kc_dir, NULL, &kc_counters_fops);
-	debugfs_create_file("probes", 0400, kc_dir, NULL, &kc_probes_fops);
-	debugfs_create_file("checks", 0400, kc_dir, NULL, &kc_checks_fops);
-	debugfs_create_file("raw", 0400, kc_dir, NULL, &kc_raw_fops);
-	debugfs_create_file("memory", 0400, kc_dir, NULL, &kc_memory_fops);
-	debugfs_create_file("vms", 0400, kc_dir, NULL, &kc_vms_file_fops);
+	debugfs_create_file("all", KC_VIEW_MODE, kc_dir, NULL, &kc_all_fops);
+	debugfs_create_file("summary", KC_VIEW_MODE, kc_dir, NULL, &kc_summary_fops);
+	debugfs_create_file("counters", KC_VIEW_MODE, kc_dir, NULL, &kc_counters_fops);
+	debugfs_create_file("probes", KC_VIEW_MODE, kc_dir, NULL, &kc_probes_fops);
+	debugfs_create_file("checks", KC_VIEW_MODE, kc_dir, NULL, &kc_checks_fops);
+	debugfs_create_file("raw", KC_VIEW_MODE, kc_dir, NULL, &kc_raw_fops);
+	debugfs_create_file("memory", KC_VIEW_MODE, kc_dir, NULL, &kc_memory_fops);
+	debugfs_create_file("vms", KC_VIEW_MODE, kc_dir, NULL, &kc_vms_file_fops);
 	debugfs_create_file("filter", 0600, kc_dir, NULL, &kc_filter_fops);
 	debugfs_create_file("enable", 0600, kc_dir, NULL, &kc_enable_fops);
 	debugfs_create_file("reset", 0200, kc_dir, NULL, &kc_reset_fops);
 	hist = debugfs_create_dir("hist", kc_dir);
 	for (i = 0; i < KC_NR_METRICS; i++)
-		debugfs_create_file(kc_metric_name(i), 0400, hist,
+		debugfs_create_file(kc_metric_name(i), KC_VIEW_MODE, hist,
 				    (void *)(uintptr_t)i, &kc_hist_file_fops);
 	return 0;
 }

@@ -270,7 +270,7 @@ kernel_has
 
 if insmod "$KVMCHURN_KO"; then ok "insmod kvmchurn.ko"; else not_ok "insmod kvmchurn.ko"; exit 0; fi
 for f in all summary counters probes checks raw; do
-	is "mode of $f" "$(stat -c %a "$D/$f")" 400
+	is "mode of $f" "$(stat -c %a "$D/$f")" 444
 done
 for f in filter enable; do is "mode of $f" "$(stat -c %a "$D/$f")" 600; done
 is "mode of reset" "$(stat -c %a "$D/reset")" 200
