@@ -4,9 +4,11 @@
  * from the same table that dispatches.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+#include "kvmchurn_abi.h"
 
 static const struct kc_command kc_commands[] = {
 	{ "show", cmd_show, NULL,
@@ -96,11 +98,14 @@ static const struct kc_opt global_opts[] = {
 
 static int dispatch(int argc, char *argv[])
 {
-	struct kc_global g = { .dir = KC_DEFAULT_DIR };
+	struct kc_global g = { .dir = KC_DEFAULT_DIR, .params = KC_PARAMS_DIR };
+	const char *params = getenv("KVMCHURN_PARAMS");
 	struct kc_opt_parser p;
 	const struct kc_command *cmd;
 	int id;
 
+	if (params && *params)
+		g.params = params;
 	kc_opt_init(&p, NULL, argc, argv, 1);
 	while ((id = kc_opt_next(&p, global_opts)) != KC_OPT_END) {
 		switch (id) {

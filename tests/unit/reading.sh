@@ -608,6 +608,137 @@ printf "kvmchurn enable: cannot open %s/enable: No such file or directory: %s is
 want_same err "$tmp/want"
 finish "control: no such control file"
 
+# ---- controls under lockdown: the module parameters --------------------------
+# Under lockdown debugfs refuses to open a control for writing, with EPERM; an
+# immutable file (chattr +i) refuses root the same way. The client then writes
+# the parameter of the same name ($KVMCHURN_PARAMS, default
+# /sys/module/kvmchurn/parameters) and says so in one line; exit 0.
+prm=$tmp/params
+lockdown_ok=
+if [ "$(id -u)" = 0 ] && command -v chattr >/dev/null; then
+	printf '1\n' >"$ctl/enable"
+	if chattr +i "$ctl/enable" 2>/dev/null; then
+		chattr -i "$ctl/enable"
+		lockdown_ok=1
+	fi
+fi
+# fresh_params: the parameters folder, as the module has it
+fresh_params() {
+	chattr -R -i "$prm" 2>/dev/null
+	rm -rf "$prm"
+	mkdir -p "$prm"
+	printf 'firecracker\n' >"$prm/filter"
+	printf '1\n' >"$prm/enable"
+	: >"$prm/reset"
+	printf 'us\n' >"$prm/unit"
+}
+# locked FILE...: those control files of $ctl refuse to be opened for writing
+locked() {
+	local f
+
+	for f in filter enable reset; do chattr -i "$ctl/$f" 2>/dev/null; done
+	printf 'firecracker\n' >"$ctl/filter"
+	printf '1\n' >"$ctl/enable"
+	rm -f "$ctl/reset"
+	: >"$ctl/reset"
+	for f in "$@"; do chattr +i "$ctl/$f"; done
+}
+# fallback NAME FILE WANT-CONTENT ARGS...: debugfs's FILE locked, the
+# parameter FILE takes the write; stderr is exactly the one line
+fallback() {
+	local name=$1 file=$2 content=$3 cmd=$4 before
+
+	shift 3
+	fresh_params
+	locked "$file"
+	before=$(cat "$ctl/$file")
+	KVMCHURN_PARAMS=$prm run -d "$ctl" "$@"
+	want_rc 0
+	want_same out empty
+	printf 'kvmchurn %s: debugfs is locked down; wrote %s/%s\n' "$cmd" "$prm" "$file" >"$tmp/want"
+	want_same err "$tmp/want"
+	printf '%s' "$content" >"$tmp/want"
+	want_same "params/$file" "$tmp/want"
+	want_eq "the debugfs file" "$before" "$(cat "$ctl/$file")"
+	finish "lockdown: $name goes to the parameter"
+}
+if [ -n "$lockdown_ok" ]; then
+	fallback "filter NAME NAME" filter $'firecracker qemu-system-x86\n' filter firecracker qemu-system-x86
+	fallback "filter '*'" filter $'*\n' filter '*'
+	fallback disable enable $'0\n' disable
+	fallback enable enable $'1\n' enable
+	fallback reset reset $'1\n' reset
+
+	# both refuse: a clear error, exit 2, nothing written
+	fresh_params
+	locked filter
+	chattr +i "$prm/filter"
+	KVMCHURN_PARAMS=$prm run -d "$ctl" filter qemu-system-x86
+	want_rc 2
+	want_same out empty
+	printf 'kvmchurn filter: debugfs is locked down; cannot open %s/filter either: Operation not permitted\n' "$prm" >"$tmp/want"
+	want_same err "$tmp/want"
+	want_eq "the parameter" firecracker "$(cat "$prm/filter")"
+	want_eq "the debugfs file" firecracker "$(cat "$ctl/filter")"
+	finish "lockdown: debugfs and the parameter refuse: exit 2"
+
+	# the parameter opens but its write fails
+	fresh_params
+	locked reset
+	ln -sf /dev/full "$prm/reset"
+	KVMCHURN_PARAMS=$prm run -d "$ctl" reset
+	want_rc 2
+	printf "kvmchurn reset: debugfs is locked down; writing '1' to %s/reset: No space left on device\n" "$prm" >"$tmp/want"
+	want_same err "$tmp/want"
+	finish "lockdown: the parameter's write fails: exit 2"
+
+	# no such parameter (a module older than the client): debugfs's error alone
+	fresh_params
+	rm -f "$prm/reset"
+	locked reset
+	KVMCHURN_PARAMS=$prm run -d "$ctl" reset
+	want_rc 2
+	printf 'kvmchurn reset: cannot open %s/reset: Operation not permitted: is the kernel locked down (/sys/kernel/security/lockdown)?\n' "$ctl" >"$tmp/want"
+	want_same err "$tmp/want"
+	finish "lockdown: no parameter: debugfs's error, exit 2"
+
+	# the default folder when KVMCHURN_PARAMS is unset or empty
+	locked enable
+	KVMCHURN_PARAMS= run -d "$ctl" disable
+	want_rc 2
+	if [ -e /sys/module/kvmchurn/parameters/enable ]; then
+		skip "lockdown: the parameters' folder is /sys/module/kvmchurn/parameters by default" "kvmchurn is loaded here"
+	else
+		printf 'kvmchurn disable: cannot open %s/enable: Operation not permitted: is the kernel locked down (/sys/kernel/security/lockdown)?\n' "$ctl" >"$tmp/want"
+		want_same err "$tmp/want"
+		finish "lockdown: the parameters' folder is /sys/module/kvmchurn/parameters by default"
+	fi
+	locked
+else
+	for t in "filter NAME NAME" "filter '*'" disable enable reset; do
+		skip "lockdown: $t goes to the parameter" "needs root and chattr +i in $tmp"
+	done
+fi
+
+# A control that cannot be opened for writing at all (debugfs not mounted,
+# or not a file) goes to the parameter too, saying why.
+fresh_params
+mkdir -p "$tmp/ctl-dir/enable"
+KVMCHURN_PARAMS=$prm run -d "$tmp/ctl-dir" disable
+want_rc 0
+want_same out empty
+printf 'kvmchurn disable: cannot open %s/ctl-dir/enable: Is a directory; wrote %s/enable\n' "$tmp" "$prm" >"$tmp/want"
+want_same err "$tmp/want"
+want_eq "the parameter" 0 "$(cat "$prm/enable")"
+finish "control: a file that is not a file goes to the parameter"
+fresh_params
+KVMCHURN_PARAMS=$prm run -d "$tmp/no-debugfs/kvmchurn" filter other
+want_rc 0
+printf 'kvmchurn filter: cannot open %s/no-debugfs/kvmchurn/filter: No such file or directory; wrote %s/filter\n' "$tmp" "$prm" >"$tmp/want"
+want_same err "$tmp/want"
+want_eq "the parameter" other "$(cat "$prm/filter")"
+finish "control: no debugfs folder, the parameter written"
+
 usage filter-too-long filter firecracker-vm-1
 usage filter-space filter 'fc vcpu'
 usage filter-comma filter a,b

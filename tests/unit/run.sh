@@ -26,7 +26,10 @@ expected=$here/expected
 client=${KVMCHURN_CLIENT:-$here/../../userspace/kvmchurn}
 fakekvm=${KVMCHURN_FAKEKVM:-}
 tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+trap 'chattr -R -i "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+# The module's parameters (the controls' fallback under lockdown): none here,
+# unless a test makes a folder of them; never the host's.
+export KVMCHURN_PARAMS=$tmp/no-params
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$here/lib.sh"

@@ -9,10 +9,13 @@ const char disable_usage[] =
 	"what was recorded stays. The probes stay attached (each costs a comparison\n"
 	"a call), so 'kvmchurn enable' is instant.\n"
 	"\n"
+	KC_USAGE_PARAM("enable")
+	"\n"
 	"Options:\n"
 	"  -h, --help  print this help\n"
 	"\n"
-	"Exit status: 0, or 2 when the enable file cannot be written.\n";
+	"Exit status: 0, or 2 when neither the enable file nor its parameter can be\n"
+	"written.\n";
 
 int cmd_disable(int argc, char *argv[], const struct kc_global *g)
 {

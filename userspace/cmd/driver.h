@@ -8,8 +8,16 @@
 #define KVMCHURN_DRIVER_H
 
 #include "commands.h"
+#include "kvmchurn_abi.h"
 #include "lib/debugfs.h"
 #include "lib/view.h"
+
+/* The usage's words on a control's fallback (lib/debugfs.c). */
+#define KC_USAGE_PARAM(name)						\
+	"Where debugfs refuses the write (lockdown=integrity, as Secure Boot sets it)\n" \
+	"or the file cannot be opened for writing, the module parameter\n"	\
+	KC_PARAMS_DIR "/" name " is written instead\n"			\
+	"($KVMCHURN_PARAMS names another folder), and one line on stderr says so.\n"
 
 /*
  * For commands that take only -h and, with @json non-NULL, --json: parses

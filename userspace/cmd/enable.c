@@ -8,10 +8,13 @@ const char enable_usage[] =
 	"Writes 1 to the module's enable file: the probes, which stay attached while\n"
 	"disabled, record again from now on.\n"
 	"\n"
+	KC_USAGE_PARAM("enable")
+	"\n"
 	"Options:\n"
 	"  -h, --help  print this help\n"
 	"\n"
-	"Exit status: 0, or 2 when the enable file cannot be written.\n";
+	"Exit status: 0, or 2 when neither the enable file nor its parameter can be\n"
+	"written.\n";
 
 int cmd_enable(int argc, char *argv[], const struct kc_global *g)
 {

@@ -15,12 +15,15 @@ const char filter_usage[] =
 	" names of 1 to " KC_STR(KC_NAME_MAX) " characters\n"
 	"(a comm's length), without spaces or commas; '*' alone traces every process.\n"
 	"\n"
+	KC_USAGE_PARAM("filter")
+	"\n"
 	"Options:\n"
 	"  --json      when reading: one JSON object, filter (a list of names)\n"
 	"  -h, --help  print this help\n"
 	"\n"
-	"Exit status: 0; 2 when the module's files cannot be read or the module\n"
-	"refuses the names; 64 for names it would refuse.\n";
+	"Exit status: 0; 2 when the module's files cannot be read, neither the filter\n"
+	"file nor its parameter can be written, or the module refuses the names; 64\n"
+	"for names it would refuse.\n";
 
 static int status(const struct kc_snap *s)
 {

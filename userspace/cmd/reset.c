@@ -11,10 +11,13 @@ const char reset_usage[] =
 	"a probe. It resets for every reader; 'kvmchurn watch' and\n"
 	"'kvmchurn snapshot' with 'kvmchurn diff' measure an interval without it.\n"
 	"\n"
+	KC_USAGE_PARAM("reset")
+	"\n"
 	"Options:\n"
 	"  -h, --help  print this help\n"
 	"\n"
-	"Exit status: 0, or 2 when the reset file cannot be written.\n";
+	"Exit status: 0, or 2 when neither the reset file nor its parameter can be\n"
+	"written.\n";
 
 int cmd_reset(int argc, char *argv[], const struct kc_global *g)
 {

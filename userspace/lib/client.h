@@ -48,6 +48,8 @@ enum kc_exit {
 /* Global options, parsed before the command name. */
 struct kc_global {
 	const char *dir;	/* -d: the module's debugfs folder */
+	/* $KVMCHURN_PARAMS, default KC_PARAMS_DIR: the module's parameters */
+	const char *params;
 };
 
 /*

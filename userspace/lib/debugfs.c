@@ -201,45 +201,143 @@ int kc_read_snapshot(const char *cmd, const char *path, struct kc_snap *s)
 	return rc;
 }
 
-int kc_write_control(const char *cmd, const struct kc_global *g,
-		     const char *file, const char *value)
+/*
+ * Opens @path for writing and writes @value to it in one write() (the
+ * module takes each write whole, never split): 0, or -1 with *@at saying
+ * where it failed (KC_AT_OPEN, KC_AT_WRITE), *@err the errno and *@n what
+ * write() returned (a short write: *@err 0).
+ */
+enum kc_write_at { KC_AT_OPEN, KC_AT_WRITE };
+
+static int write_once(const char *path, const char *value,
+		      enum kc_write_at *at, int *err, ssize_t *n)
 {
-	char *path = join(g->dir, file);
 	size_t len = strlen(value);
+	int fd;
+
+	*at = KC_AT_OPEN;
+	*n = -1;
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0) {
+		*err = errno;
+		return -1;
+	}
+	*at = KC_AT_WRITE;
+	*n = write(fd, value, len);
+	*err = *n < 0 ? errno : 0;
+	if (close(fd) && *n >= 0) {
+		*n = -1;
+		*err = errno;
+	}
+	return *n == (ssize_t)len ? 0 : -1;
+}
+
+/*
+ * A failed write() of @value to @path, in one message; after "@why; " when
+ * @why is not NULL.
+ */
+static void write_failed(const char *cmd, const char *why, const char *path,
+			 const char *value, int err, ssize_t n)
+{
+	const char *sep = why ? "; " : "";
+	int len = (int)strlen(value) - 1;	/* shown without its newline */
+
+	if (!why)
+		why = "";
+	if (n >= 0)
+		kc_err(cmd, "%s%swriting '%.*s' to %s: only %zd of %d bytes written", why, sep, len, value, path, n, len + 1);
+	else if (err == EINVAL)
+		kc_err(cmd, "%s%sthe module refused '%.*s' in %s (%s)", why, sep, len, value, path, strerror(err));
+	else
+		kc_err(cmd, "%s%swriting '%.*s' to %s: %s", why, sep, len, value, path, strerror(err));
+}
+
+/*
+ * Debugfs would not take the write (lockdown, or the file cannot be opened
+ * for writing): the module parameter of the same name, in @g->params.
+ * @why says what debugfs did, for the messages. KC_EXIT_OK after saying
+ * which was written; -1 when there is no such parameter (the caller then
+ * explains the debugfs failure alone); else KC_EXIT_CANNOT_START after a
+ * message.
+ */
+static int write_param(const char *cmd, const struct kc_global *g,
+		       const char *file, const char *value, const char *why)
+{
+	char *path = join(g->params, file);
+	enum kc_write_at at;
 	ssize_t n;
-	int fd, err;
+	int err;
 
 	if (!path) {
 		perror("kvmchurn");
 		return KC_EXIT_CANNOT_START;
 	}
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0) {
-		explain(cmd, g->dir, path, errno);
-		free(path);
-		return KC_EXIT_CANNOT_START;
-	}
-	/* The module takes each write() whole: one call, never split. */
-	n = write(fd, value, len);
-	err = n < 0 ? errno : 0;
-	if (close(fd) && n >= 0) {
-		n = -1;
-		err = errno;
-	}
-	if (n == (ssize_t)len) {
+	if (!write_once(path, value, &at, &err, &n)) {
+		kc_err(cmd, "%s; wrote %s", why, path);
 		free(path);
 		return KC_EXIT_OK;
 	}
-	/* What is written ends in a newline; the message shows it without. */
-	if (n >= 0)
-		kc_err(cmd, "writing '%.*s' to %s: only %zd of %zu bytes written", (int)len - 1, value, path, n, len);
-	else if (err == EINVAL)
-		kc_err(cmd, "the module refused '%.*s' in %s (%s)", (int)len - 1, value, path, strerror(err));
+	if (at == KC_AT_OPEN && err == ENOENT) {
+		free(path);
+		return -1;
+	}
+	if (at == KC_AT_OPEN)
+		kc_err(cmd, "%s; cannot open %s either: %s", why, path, strerror(err));
+	else
+		write_failed(cmd, why, path, value, err, n);
+	free(path);
+	return KC_EXIT_CANNOT_START;
+}
+
+int kc_write_control(const char *cmd, const struct kc_global *g,
+		     const char *file, const char *value)
+{
+	char *path = join(g->dir, file), *why;
+	enum kc_write_at at;
+	size_t size;
+	ssize_t n;
+	int err, rc;
+
+	if (!path) {
+		perror("kvmchurn");
+		return KC_EXIT_CANNOT_START;
+	}
+	if (!write_once(path, value, &at, &err, &n)) {
+		free(path);
+		return KC_EXIT_OK;
+	}
+	/*
+	 * Root whom debugfs refuses: under lockdown (LOCKDOWN_DEBUGFS) the open
+	 * for writing fails with EPERM on every kernel; a write refused with
+	 * EPERM, or a file that cannot be opened at all (debugfs not mounted),
+	 * send it to the parameter too. A value refused (EINVAL) is not retried.
+	 */
+	if (!geteuid() && ((at == KC_AT_OPEN && err != EINVAL) ||
+			   (at == KC_AT_WRITE && n < 0 && err == EPERM))) {
+		size = strlen(path) + strlen(strerror(err)) + 32;
+		why = malloc(size);
+		if (!why) {
+			perror("kvmchurn");
+			free(path);
+			return KC_EXIT_CANNOT_START;
+		}
+		if (err == EPERM)
+			snprintf(why, size, "debugfs is locked down");
+		else
+			snprintf(why, size, "cannot open %s: %s", path, strerror(err));
+		rc = write_param(cmd, g, file, value, why);
+		free(why);
+		if (rc >= 0) {
+			free(path);
+			return rc;
+		}
+	}
+	if (at == KC_AT_OPEN)
+		explain(cmd, g->dir, path, err);
 	else if ((err == EACCES || err == EPERM) && geteuid())
 		not_root(cmd, path, err);
 	else
-		kc_err(cmd, "writing '%.*s' to %s: %s",
-			(int)len - 1, value, path, strerror(err));
+		write_failed(cmd, NULL, path, value, err, n);
 	free(path);
 	return KC_EXIT_CANNOT_START;
 }

@@ -21,7 +21,12 @@ int kc_read_module_file(const char *cmd, const struct kc_global *g,
 			const char *file, char **text, size_t *len);
 /* A saved snapshot: a raw file, or a folder that holds one. */
 int kc_read_snapshot(const char *cmd, const char *path, struct kc_snap *s);
-/* Writes @value to the control file @file of @g->dir, in one write(). */
+/*
+ * Writes @value to the control file @file of @g->dir, in one write(). When
+ * debugfs refuses it as root (lockdown: EPERM), or the file cannot be opened
+ * for writing, writes the module parameter of the same name in @g->params
+ * instead and says so on stderr in one line.
+ */
 int kc_write_control(const char *cmd, const struct kc_global *g,
 		     const char *file, const char *value);
 
