@@ -2,7 +2,11 @@
 # shellcheck disable=SC2086 # $LOAD and $OTHER hold several options
 # 60-control: the module's controls. Module parameters (and refused ones);
 # every bad write to filter, enable and reset fails with EINVAL and changes
-# nothing; enable stops and restarts recording; reset zeroes every count,
+# nothing, through the debugfs file and through the module parameter of the
+# same name alike (which lockdown leaves writable), and logs nothing; the
+# modes that keep the views readable under lockdown; a good write to a
+# parameter does what the file's does (filter, enable and reset, counted on
+# small loads); enable stops and restarts recording; reset zeroes every count,
 # also in the middle of a running load, where what is counted afterwards is
 # what happened after the reset; rmmod in the middle of a running -j 4 load
 # succeeds, and the guest keeps creating VMs; the errors of writing a view,
@@ -10,6 +14,7 @@
 # unloaded.
 # shellcheck source=../guest/tap.sh
 . /kvmchurn/tap.sh
+P=/sys/module/kvmchurn/parameters
 mark=-
 N=40
 J=4
@@ -21,37 +26,87 @@ counts_in() {
 	awk -F '\t' -v lo="$2" -v hi="$3" '($1 == "hist" || $1 == "counter") &&
 		($3 !~ /^[0-9]+$/ || $3 + 0 < lo || $3 + 0 > hi) { print $1 ":" $2 "=" $3 }' "$1"
 }
-# wr FILE DATA: one write(2) of DATA to the control FILE (dd: a single write,
-# the error message kept in /tmp/kc.werr).
+# wr FILE DATA: one write(2) of DATA to the control FILE of the debugfs
+# folder, or to the path FILE (a parameter, $P/NAME); dd: a single write, the
+# error message kept in /tmp/kc.werr.
 wr() {
+	case $1 in
+	/*) wr_to=$1 ;;
+	*) wr_to=$D/$1 ;;
+	esac
 	printf '%b' "$2" >/tmp/kc.w
-	dd if=/tmp/kc.w of="$D/$1" bs=4096 count=1 conv=notrunc 2>/tmp/kc.werr
+	dd if=/tmp/kc.w of="$wr_to" bs=4096 count=1 conv=notrunc 2>/tmp/kc.werr
 }
-# controls: what a bad write must not change.
+# label FILE: FILE as the lines name it ("filter", "parameter filter")
+label() {
+	case $1 in
+	"$P"/*) echo "parameter ${1#"$P"/}" ;;
+	*) echo "$1" ;;
+	esac
+}
+# controls: what a bad write must not change, the kernel log included (a
+# refused write logs nothing, through the file or the parameter).
 controls() {
-	cat "$D/filter" "$D/enable"
+	cat "$D/filter" "$D/enable" "$P/filter" "$P/enable"
 	grep -E '^(hist|counter|filter|enabled|unit)	' "$D/raw"
+	echo "last kernel log line: $(dmesg | tail -n 1)"
 }
 # bad FILE DATA DESCRIPTION: the write fails with EINVAL and changes nothing.
 bad() {
+	bd_l=$(label "$1")
 	controls >/tmp/kc.before
 	if wr "$1" "$2"; then
-		not_ok "$1: $3 accepted"
+		not_ok "$bd_l: $3 accepted"
 	elif grep -q 'Invalid argument' /tmp/kc.werr; then
-		ok "$1: $3 refused with EINVAL"
+		ok "$bd_l: $3 refused with EINVAL"
 	else
-		not_ok "$1: $3 refused, but not with EINVAL: $(cat /tmp/kc.werr)"
+		not_ok "$bd_l: $3 refused, but not with EINVAL: $(cat /tmp/kc.werr)"
 	fi
 	controls >/tmp/kc.after
 	if cmp -s /tmp/kc.before /tmp/kc.after; then
-		ok "$1: $3 changed nothing"
+		ok "$bd_l: $3 changed nothing"
 	else
-		not_ok "$1: $3 changed something"
+		not_ok "$bd_l: $3 changed something"
 		diff /tmp/kc.before /tmp/kc.after | sed 's/^/# /'
 	fi
 }
+# bad2 NAME DATA DESCRIPTION: bad, through the debugfs file NAME and then
+# the parameter NAME
+bad2() {
+	bad "$1" "$2" "$3"
+	bad "$P/$1" "$2" "$3"
+}
 good() { # good FILE DATA DESCRIPTION
-	if wr "$1" "$2"; then ok "$1: $3 accepted"; else not_ok "$1: $3: $(cat /tmp/kc.werr)"; fi
+	if wr "$1" "$2"; then ok "$(label "$1"): $3 accepted"; else not_ok "$(label "$1"): $3: $(cat /tmp/kc.werr)"; fi
+}
+# nothing_counted DESCRIPTION COMM LOAD-OPTIONS...: a load whose 4 processes
+# named COMM must count nothing: waited for by their frees (tracefs), as no
+# count can say it
+nothing_counted() {
+	nc_desc=$1 nc_comm=$2
+	shift 2
+	cp $D/raw /tmp/kc.raw0
+	fence_arm "$nc_comm" || not_ok "$nc_desc: a tracefs instance for the frees"
+	load "$nc_desc" "$@"
+	fence_wait 4 || not_ok "$nc_desc: the 4 VMs were freed"
+	cp $D/raw /tmp/kc.raw1
+	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+	nc_moved=$(awk '$2 != 0 { printf "%s=%s ", $1, $2 }' /tmp/kc.delta)
+	is "$nc_desc: nothing counted" "${nc_moved:-nothing}" nothing
+}
+# counted DESCRIPTION LOAD-OPTIONS...: a load of 4 VMs, each counted exactly
+counted() {
+	ct_desc=$1
+	shift
+	cp "$D/raw" /tmp/kc.raw0
+	load "$ct_desc" -n 4 -j 2 --mem 16 --irqfds $IRQFDS "$@"
+	settle /tmp/kc.raw0 4 || not_ok "$ct_desc: reap counter did not reach 4"
+	cp $D/raw /tmp/kc.raw1
+	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+	for m in hist:kvm_create_vm hist:exit_mmap hist:exit_to_reap hist:kvm_destroy_vm counter:exit counter:reap; do
+		is "$ct_desc: $m" "$(d $m)" $((4 * $(per_vm ${m#*:})))
+	done
+	is "$ct_desc: hist:irqbypass_unregister" "$(d hist:irqbypass_unregister)" $((4 * IRQFDS))
 }
 load() { # load DESCRIPTION OPTIONS...
 	desc=$1
@@ -77,13 +132,14 @@ range_of() { # range_of PARAM=VALUE: what the kernel log must say of it
 	unit=*) echo "${1%%=*}=.*: must be us or ns" ;;
 	filter=*) echo 'filter=".*": must be 1 to 8 names of 1 to 15 characters, space or comma separated, or \*' ;;
 	enable=*) echo "${1%%=*}=.*: must be 0 or 1" ;;
+	reset=*) echo "${1%%=*}=.*: must be 1" ;;
 	maxactive=*) echo "${1%%=*}=.*: must be a number from 1 to 4096" ;;
 	pairs=*) echo "${1%%=*}=.*: must be a number from 8 to 16777216" ;;
 	vms_*) echo "${1%%=*}=.*: must be a number from 1 to 65536" ;;
 	esac
 }
 for p in unit=ms unit= unit=xs filter=0123456789abcdef "filter=a,b,c,d,e,f,g,h,i" "filter=$names" \
-	filter= "filter=*,firecracker" enable=2 pairs=0 pairs=4 pairs=2147483648 pairs=4294967296 \
+	filter= "filter=*,firecracker" enable=2 enable=y enable=on reset=0 reset=2 pairs=0 pairs=4 pairs=2147483648 pairs=4294967296 \
 	pairs=16777217 maxactive=0 maxactive=4097 maxactive=100000000 maxactive=x maxactive=-1 \
 	vms_last=0 vms_slowest=65537 vms_live=-1 vms_live=x; do
 	short=$(echo "$p" | cut -c1-40)
@@ -106,14 +162,24 @@ for p in "maxactive=1 pairs=8" "maxactive=4096 pairs=16777216" "filter=012345678
 	if insmod "$KVMCHURN_KO" $p; then
 		ok "insmod kvmchurn.ko $p"
 		for kv in $p; do
+			# the filter reads as its debugfs file: names space separated
 			is "$p: /sys/module/kvmchurn/parameters/${kv%%=*}" \
-				"$(cat /sys/module/kvmchurn/parameters/${kv%%=*})" "${kv#*=}"
+				"$(cat /sys/module/kvmchurn/parameters/${kv%%=*})" "$(echo "${kv#*=}" | tr , ' ')"
 		done
 		rmmod kvmchurn
 	else
 		not_ok "insmod kvmchurn.ko $p"
 	fi
 done
+
+# enable alone is enable=1, as for any bool parameter; reset=1 does nothing
+if insmod "$KVMCHURN_KO" reset=1 enable; then
+	ok "insmod kvmchurn.ko reset=1 enable"
+	is "insmod enable: the enable parameter" "$(cat $P/enable)" 1
+	rmmod kvmchurn
+else
+	not_ok "insmod kvmchurn.ko reset=1 enable"
+fi
 
 if insmod "$KVMCHURN_KO" unit=ns filter=other pairs=64 maxactive=64 enable=0; then
 	ok "insmod kvmchurn.ko unit=ns filter=other pairs=64 maxactive=64 enable=0"
@@ -123,14 +189,9 @@ if insmod "$KVMCHURN_KO" unit=ns filter=other pairs=64 maxactive=64 enable=0; th
 	is "raw enabled" "$(rec enabled)" 0
 	is "enable file" "$(cat $D/enable)" 0
 	is "pairing table capacity" "$(rec pairs)" 64
-	cp $D/raw /tmp/kc.raw0
-	fence_arm other || not_ok "disabled: a tracefs instance for the frees"
-	load "disabled" -n 4 -j 2 --mem 16 --comm other
-	fence_wait 4 || not_ok "disabled: the 4 VMs were freed"
-	cp $D/raw /tmp/kc.raw1
-	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
-	moved=$(awk '$2 != 0 { printf "%s=%s ", $1, $2 }' /tmp/kc.delta)
-	is "enable=0: nothing counted" "${moved:-nothing}" nothing
+	is "parameter enable reads" "$(cat $P/enable)" 0
+	is "parameter filter reads" "$(cat $P/filter)" other
+	nothing_counted "enable=0" other -n 4 -j 2 --mem 16 --comm other
 	good enable '1\n' "1"
 	is "raw enabled" "$(rec enabled)" 1
 	cp $D/raw /tmp/kc.raw0
@@ -162,33 +223,81 @@ is "default unit" "$(rec unit)" us
 is "default filter" "$(cat $D/filter)" firecracker
 is "default enable" "$(cat $D/enable)" 1
 
+# ---- modes ----------------------------------------------------------------------
+# Under lockdown debugfs opens a file only to read it, only with no ioctl or
+# mmap, and only with the mode 0444 exactly before 5.10.94, a subset of 0444
+# from then on (debugfs_locked_down()): every view is 0444, and the controls,
+# which lockdown shuts whatever their mode, have their parameters.
+wrong=
+n=0
+for f in "$D"/* "$D"/hist/*; do
+	[ -f "$f" ] || continue
+	n=$((n + 1))
+	case ${f##*/} in
+	filter | enable) want=600 ;;
+	reset) want=200 ;;
+	*) want=444 ;;
+	esac
+	m=$(stat -c %a "$f")
+	[ "$m" = $want ] || wrong="$wrong ${f#"$D"/}=$m"
+done
+is "debugfs modes: every view 0444, filter and enable 0600, reset 0200 ($n files)" "${wrong:-so}" so
+wrong=
+for f in "$P"/*; do
+	case ${f##*/} in
+	filter | enable) want=644 ;;
+	reset) want=200 ;;
+	*) want=444 ;;
+	esac
+	m=$(stat -c %a "$f")
+	[ "$m" = $want ] || wrong="$wrong ${f##*/}=$m"
+done
+is "parameter modes: filter and enable 0644, reset 0200, the others 0444" "${wrong:-so}" so
+is "parameter filter reads as the file" "$(cat $P/filter)" "$(cat $D/filter)"
+is "parameter enable reads as the file" "$(cat $P/enable)" "$(cat $D/enable)"
+if cat $P/reset >/dev/null 2>/tmp/kc.rerr; then
+	not_ok "a read of parameter reset accepted"
+else
+	# sysfs opens a file without a read bit for no one to read (kernfs_fop_open)
+	check "a read of parameter reset: EACCES ($(sed 's/.*: //' /tmp/kc.rerr))" grep -q 'Permission denied' /tmp/kc.rerr
+fi
+
 # ---- bad writes ----------------------------------------------------------------
 long=a
 i=0
 while [ $i -lt 254 ]; do long="$long "; i=$((i + 1)); done
 long="${long}b" # two names, 256 bytes
-bad filter '\n' "an empty write"
-bad filter '   \n' "only spaces"
-bad filter '0123456789abcdef\n' "a 16-character name"
-bad filter 'a b c d e f g h i\n' "9 names"
-bad filter "$long" "256 bytes (two names)"
-bad filter '* firecracker\n' "'*' with a name"
-bad enable '2\n' "2"
-bad enable '10\n' "10"
-bad enable '-1\n' "-1"
-bad enable 'abc\n' "abc"
-bad enable '\n' "an empty write"
-bad enable '1x\n' "1x"
-bad reset '0\n' "0"
-bad reset '2\n' "2"
-bad reset 'abc\n' "abc"
-bad reset '\n' "an empty write"
-bad reset '1x\n' "1x"
+bad2 filter '\n' "an empty write"
+bad2 filter '   \n' "only spaces"
+bad2 filter '0123456789abcdef\n' "a 16-character name"
+bad2 filter 'a b c d e f g h i\n' "9 names"
+bad2 filter "$long" "256 bytes (two names)"
+bad2 filter '* firecracker\n' "'*' with a name"
+bad2 enable '2\n' "2"
+bad2 enable '10\n' "10"
+bad2 enable '-1\n' "-1"
+bad2 enable 'abc\n' "abc"
+bad2 enable '\n' "an empty write"
+bad2 enable '1x\n' "1x"
+bad2 reset '0\n' "0"
+bad2 reset '2\n' "2"
+bad2 reset 'abc\n' "abc"
+bad2 reset '\n' "an empty write"
+bad2 reset '1x\n' "1x"
 # a NUL byte does not cut a write short
 bad reset '1\0x' "1, NUL, x"
 bad reset '1\0' "1, NUL"
 bad enable '0\0\n' "0, NUL"
 bad filter 'fire\0cracker\n' "fire, NUL, cracker"
+# sysfs hands a parameter a string, not the write's length: a parameter's
+# text ends at a NUL (module/main.c, Documentation/ABI.rst)
+good "$P/enable" '0\0\n' "0, NUL (read as 0)"
+is "enable reads" "$(cat $D/enable)" 0
+good "$P/filter" 'fire\0cracker\n' "fire, NUL, cracker (read as fire)"
+is "filter reads" "$(cat $D/filter)" fire
+bad "$P/reset" '0\0\n' "0, NUL"
+good "$P/enable" '1\n' "1"
+good "$P/filter" 'firecracker\n' "firecracker"
 
 # ---- good writes -----------------------------------------------------------------
 good filter 'x,y\n' "'x,y'"
@@ -203,6 +312,24 @@ good enable '0\n' 0
 is "enable reads" "$(cat $D/enable)" 0
 good enable '1' "1 without a newline"
 is "enable reads" "$(cat $D/enable)" 1
+# the same through the parameters, read back through both
+good "$P/filter" 'x,y\n' "'x,y'"
+is "filter 'x,y' reads" "$(cat $D/filter)" "x y"
+is "parameter filter 'x,y' reads" "$(cat $P/filter)" "x y"
+is "raw filter" "$(rec filter)" "x y"
+good "$P/filter" '0123456789abcde 1 2 3 4 5 6 7\n' "8 names, one of 15 characters"
+is "filter of 8 names reads" "$(cat $D/filter)" "0123456789abcde 1 2 3 4 5 6 7"
+good "$P/filter" '*\n' "'*'"
+is "parameter filter '*' reads" "$(cat $P/filter)" "*"
+good "$P/filter" 'firecracker' "firecracker without a newline"
+is "filter reads" "$(cat $D/filter)" firecracker
+is "parameter filter reads" "$(cat $P/filter)" firecracker
+good "$P/enable" '0\n' 0
+is "enable reads" "$(cat $D/enable)" 0
+is "raw enabled" "$(rec enabled)" 0
+good "$P/enable" '1' "1 without a newline"
+is "enable reads" "$(cat $D/enable)" 1
+is "parameter enable reads" "$(cat $P/enable)" 1
 
 # ---- reset -------------------------------------------------------------------------
 cp "$D/raw" /tmp/kc.mark && mark=/tmp/kc.mark
@@ -222,6 +349,29 @@ for m in kvm_create_vm exit_mmap exit_to_reap kvm_vm_release; do
 	is "after reset: $m" "$(val hist $m)" 4
 done
 is "after reset: counter exit" "$(val counter exit)" 4
+
+# ---- the same effects through the parameters ----------------------------------
+# (each load that counts also shows the enable 1 written before it; the one
+# after the reset, the filter firecracker)
+good "$P/enable" '0\n' "0"
+nothing_counted "parameter enable 0" firecracker -n 4 -j 2 --mem 16
+good "$P/enable" '1\n' "1"
+good "$P/filter" 'other\n' "other"
+nothing_counted "parameter filter other, firecracker's VMs" firecracker -n 4 -j 2 --mem 16
+counted "parameter enable 1, filter other, other's VMs" --comm other
+good "$P/filter" 'firecracker\n' "firecracker"
+good "$P/reset" '1\n' 1
+left=$(counts_in $D/raw 0 0)
+is "after a reset by the parameter every count is 0" "${left:-all 0}" "all 0"
+is "after a reset by the parameter all prints the counters at 0" "$(tr '\n' ' ' <$D/all)" \
+	"@n_exit: 0 @n_reap: 0 @n_sigkill: 0 @n_sigterm: 0 "
+is "after a reset by the parameter hist/exit_mmap is empty" "$(wc -c <$D/hist/exit_mmap)" 0
+mark=-
+load "after a reset by the parameter" -n 4 -j 2 --mem 16
+settle "$mark" 4 || not_ok "after a reset by the parameter: reap counter did not reach 4"
+for m in kvm_create_vm exit_mmap exit_to_reap kvm_vm_release; do
+	is "after a reset by the parameter: $m" "$(val hist $m)" 4
+done
 
 # A reset in the middle of a load: counted afterwards is what happened after
 # it. A VM (k events each) that was in flight at the reset may fall on either

@@ -2,6 +2,7 @@
 # 62-access: every way into the module's files that is not a plain root read.
 #  - a user that is not root: every file of the debugfs folder refuses it
 #    (EACCES or EPERM, file by file, to read and, for the controls, to write),
+#    nor may it write the parameters filter, enable and reset,
 #    and every kvmchurn command that reads or writes them exits 2 and says how
 #    to run it;
 #  - files held open across rmmod: while all, raw and filter are open (filter
@@ -58,6 +59,8 @@ for f in "$D"/* "$D"/hist/*; do
 	esac
 done
 check "every file tried ($n)" [ "$n" -ge 20 ]
+# the parameters that stand in for the controls under lockdown are root's too
+for f in filter enable reset; do refused write "/sys/module/kvmchurn/parameters/$f"; done
 for c in show summary watch check probes filter "filter firecracker" reset enable disable \
 	"snapshot -o /tmp/kc.snap" dump "export --prometheus"; do
 	# shellcheck disable=SC2086 # $c holds the command and its arguments
