@@ -332,23 +332,28 @@ is "enable reads" "$(cat $D/enable)" 1
 is "parameter enable reads" "$(cat $P/enable)" 1
 
 # ---- reset -------------------------------------------------------------------------
+# after_reset LABEL: every count is 0 after a reset, and a load of 4 VMs then counts 4.
+after_reset() {
+	left=$(counts_in $D/raw 0 0)
+	is "$1 every count is 0" "${left:-all 0}" "all 0"
+	# as bpftrace: only the counters without a key, at 0
+	is "$1 all prints the counters at 0" "$(tr '\n' ' ' <$D/all)" \
+		"@n_exit: 0 @n_reap: 0 @n_sigkill: 0 @n_sigterm: 0 "
+	is "$1 hist/exit_mmap is empty" "$(wc -c <$D/hist/exit_mmap)" 0
+	mark=-
+	load "$1" -n 4 -j 2 --mem 16
+	settle "$mark" 4 || not_ok "$1: reap counter did not reach 4"
+	for m in kvm_create_vm exit_mmap exit_to_reap kvm_vm_release; do
+		is "$1: $m" "$(val hist $m)" 4
+	done
+	is "$1: counter exit" "$(val counter exit)" 4
+}
+
 cp "$D/raw" /tmp/kc.mark && mark=/tmp/kc.mark
 load "before reset" -n 4 -j 2 --mem 16
 settle "$mark" 4 || not_ok "before reset: reap counter did not reach 4"
 good reset '1\n' 1
-left=$(counts_in $D/raw 0 0)
-is "after reset every count is 0" "${left:-all 0}" "all 0"
-# as bpftrace: only the counters without a key, at 0
-is "after reset all prints the counters at 0" "$(tr '\n' ' ' <$D/all)" \
-	"@n_exit: 0 @n_reap: 0 @n_sigkill: 0 @n_sigterm: 0 "
-is "after reset hist/exit_mmap is empty" "$(wc -c <$D/hist/exit_mmap)" 0
-mark=-
-load "after reset" -n 4 -j 2 --mem 16
-settle "$mark" 4 || not_ok "after reset: reap counter did not reach 4"
-for m in kvm_create_vm exit_mmap exit_to_reap kvm_vm_release; do
-	is "after reset: $m" "$(val hist $m)" 4
-done
-is "after reset: counter exit" "$(val counter exit)" 4
+after_reset "after reset"
 
 # ---- the same effects through the parameters ----------------------------------
 # (each load that counts also shows the enable 1 written before it; the one
@@ -361,17 +366,7 @@ nothing_counted "parameter filter other, firecracker's VMs" firecracker -n 4 -j 
 counted "parameter enable 1, filter other, other's VMs" --comm other
 good "$P/filter" 'firecracker\n' "firecracker"
 good "$P/reset" '1\n' 1
-left=$(counts_in $D/raw 0 0)
-is "after a reset by the parameter every count is 0" "${left:-all 0}" "all 0"
-is "after a reset by the parameter all prints the counters at 0" "$(tr '\n' ' ' <$D/all)" \
-	"@n_exit: 0 @n_reap: 0 @n_sigkill: 0 @n_sigterm: 0 "
-is "after a reset by the parameter hist/exit_mmap is empty" "$(wc -c <$D/hist/exit_mmap)" 0
-mark=-
-load "after a reset by the parameter" -n 4 -j 2 --mem 16
-settle "$mark" 4 || not_ok "after a reset by the parameter: reap counter did not reach 4"
-for m in kvm_create_vm exit_mmap exit_to_reap kvm_vm_release; do
-	is "after a reset by the parameter: $m" "$(val hist $m)" 4
-done
+after_reset "after a reset by the parameter"
 
 # A reset in the middle of a load: counted afterwards is what happened after
 # it. A VM (k events each) that was in flight at the reset may fall on either
