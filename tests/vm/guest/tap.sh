@@ -165,6 +165,11 @@ state() {
 		END { print o ? o : "missing" }' "$D/raw"
 }
 
+# attached_to METRIC: the symbols its attached probes are on, one a line.
+attached_to() {
+	awk -F '\t' -v m="$1" '$1 == "probe" && $2 == m && $5 == "attached" { print $4 }' "$D/raw"
+}
+
 # kernel_has: which of the functions that some kernels lack (not there yet, or
 # inlined: kvm_destroy_vm in the debug kernel) this one has, in KC_HAS. One pass
 # over kallsyms (slow under TCG); kvm must be loaded.

@@ -307,8 +307,7 @@ kp kct_flush kvm_arch_flush_shadow_all || echo "# no tracefs event on kvm_arch_f
 s2=$(stage2_fn)
 if [ -n "$s2" ]; then
 	kp kct_s2 "$s2" || not_ok "tracefs event on $s2"
-	is "probe stage2_destroy is on $s2" \
-		"$(awk -F '\t' '$1 == "probe" && $2 == "stage2_destroy" { print $4 }' "$D/raw")" "$s2"
+	is "probe stage2_destroy is on $s2" "$(attached_to stage2_destroy)" "$s2"
 else
 	echo "# no stage-2 teardown function on this kernel"
 fi
@@ -330,8 +329,7 @@ fn=$(first_run_fn)
 echo "# first_run_setup: ${fn:-no function here}, $(first_runs $VCPUS) a VM of $VCPUS vCPUs"
 if [ -n "$fn" ]; then
 	first_run_probe || not_ok "tracefs events on $fn"
-	is "first_run_setup's probe is on $fn" \
-		"$(awk -F '\t' '$1 == "probe" && $2 == "first_run_setup" && $5 == "attached" { print $4 }' "$D/raw")" "$fn"
+	is "first_run_setup's probe is on $fn" "$(attached_to first_run_setup)" "$fn"
 fi
 
 one_mode kill --end kill
