@@ -63,6 +63,9 @@ build() {
 	kc_log "$KC_DEBUG_ID: cold build took $((SECONDS - t)) s ($(du -sh "$dir" | cut -f1))"
 }
 
+# signed MODULE: does MODULE end with the kernel's signature marker?
+signed() { tail -c 28 "$1" | grep -qx '~Module signature appended~'; }
+
 # install_kernel VERSION DIR: kernels/x86_64-debug/ from the build in DIR.
 install_kernel() {
 	local ver=$1 dir=$2 krel m f modules='' extra=''
@@ -70,9 +73,12 @@ install_kernel() {
 	rm -rf "$kdir"
 	mkdir -p "$kdir/modules"
 	cp "$dir/src/arch/x86/boot/bzImage" "$kdir/vmlinuz"
+	# the modules are signed (MODULE_SIG_ALL), so that a boot with lockdown=integrity
+	# loads them too
 	for m in irqbypass kvm kvm-amd; do
 		f=$(find "$dir/stage/lib/modules/$krel" -name "$m.ko" | head -n1)
 		[[ -n $f ]] || kc_die "$KC_DEBUG_ID: $m.ko not built"
+		signed "$f" || kc_die "$KC_DEBUG_ID: $m.ko is not signed (CONFIG_MODULE_SIG_ALL)"
 		cp "$f" "$kdir/modules/"
 		modules+="$m.ko "
 	done
@@ -80,9 +86,14 @@ install_kernel() {
 	for m in $KC_EXTRA_WANT; do
 		f=$(find "$dir/stage/lib/modules/$krel" -name "$m.ko" | head -n1)
 		[[ -n $f ]] || kc_die "$KC_DEBUG_ID: $m.ko not built"
+		signed "$f" || kc_die "$KC_DEBUG_ID: $m.ko is not signed (CONFIG_MODULE_SIG_ALL)"
 		cp "$f" "$kdir/modules/"
 		extra+="$m.ko "
 	done
+	# the key the build made and signed its modules with (certs/signing_key.pem: the
+	# private key and its certificate, PEM) and the certificate the kernel trusts (DER):
+	# the tests sign kvmchurn.ko with them (make module SIGN_KEY= SIGN_CERT=)
+	cp "$dir/src/certs/signing_key.pem" "$dir/src/certs/signing_key.x509" "$kdir/"
 	# four vCPUs, two online (maxcpus=2), a TCG thread each (tests/vm/qemu.sh): per-CPU
 	# data spans four possible CPUs, of which two run the probes at the same time
 	local qemu=(qemu-system-x86_64 -accel 'tcg,thread=multi' -cpu max -smp 4 -m 2G
@@ -99,6 +110,7 @@ install_kernel() {
 		# allnoconfig leaves KUNIT_DEFAULT_ENABLED off: kunit.enable=1 runs the suites.
 		printf 'KC_APPEND=%q\n' "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 kasan.fault=panic maxcpus=2 kunit.enable=1"
 		printf 'KC_BUILD_KEY=%q\n' "${dir##*/}"
+		printf 'KC_SIGN_KEY=%q\nKC_SIGN_CERT=%q\n' "$kdir/signing_key.pem" "$kdir/signing_key.x509"
 	} >"$kdir/env.tmp"
 	mv "$kdir/env.tmp" "$kdir/env"
 }
