@@ -192,7 +192,12 @@ compatibility:
 check-debug:
 	tests/debug/run.sh
 
+# The same on the debug kernel with PREEMPT_RT (x86_64-debug-rt): not in check, whose
+# time it would push past CI's (a second kernel build and a second tier).
+check-debug-rt:
+	KVMCHURN_DEBUG_ID=x86_64-debug-rt tests/debug/run.sh
+
 .PHONY: all module client version cflags products install install-client uninstall clean \
 	clean-userspace style check \
-	check-quick check-unit check-build check-vm check-debug check-dkms check-qemu kunit \
+	check-quick check-unit check-build check-vm check-debug check-debug-rt check-dkms check-qemu kunit \
 	dkms-source dkms-install dkms-remove compatibility bench bench-profile bench-backing

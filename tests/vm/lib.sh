@@ -10,7 +10,8 @@ KVMCHURN_SRC=${KVMCHURN_SRC:-$KC_TOP}
 KVMCHURN_CACHE=${KVMCHURN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kvmchurn}
 KC_ALL_IDS="x86_64-5.10 x86_64-6.1 x86_64-6.12 x86_64-7.x arm64-6.1 arm64-6.12"
 # The debug kernel we build ourselves (tests/debug): asked for by name, never by default.
-KC_DEBUG_ID=x86_64-debug
+# KVMCHURN_DEBUG_ID=x86_64-debug-rt: the same with PREEMPT_RT (make check-debug-rt).
+KC_DEBUG_ID=${KVMCHURN_DEBUG_ID:-x86_64-debug}
 # Modules of the guest kernel that scenarios load themselves, with their parameters
 # (fetch.sh and tests/debug/kernel.sh copy them to kernels/<id>/modules/, env's
 # KC_EXTRA_MODULES): brd, the RAM disk whose page cache 50-reclaim reclaims.
@@ -93,7 +94,7 @@ kc_spec() {
 		# __typeof_unqual__, which only sid's sparse knows (Debian's others are 0.6.4)
 		KC_SUITES="trixie-backports" KC_ABI_RE='7\.[0-9]+\.[0-9]+\+deb13(\.[0-9]+)?' KC_USE_CHROOT=1
 		KC_CHECK=$KC_SID_SPARSE ;;
-	x86_64-debug) # built from linux-source by tests/debug/kernel.sh, not downloaded
+	x86_64-debug | x86_64-debug-rt) # built from linux-source by tests/debug/kernel.sh, not downloaded
 		KC_SUITES="bookworm-security bookworm-backports" KC_ABI_RE='' ;;
 	*) kc_die "no spec for '$KC_ID'" ;;
 	esac
