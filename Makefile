@@ -3,7 +3,8 @@
 # kvmchurn: the module (kvmchurn.ko) and its client (userspace/kvmchurn).
 #
 #   make                 both, against the running kernel
-#   make module          kvmchurn.ko; KDIR=, ARCH=, CROSS_COMPILE=, CC=, W=1, C=1
+#   make module          kvmchurn.ko; KDIR=, ARCH=, CROSS_COMPILE=, CC=, W=1, C=1;
+#                        SIGN_KEY=, SIGN_CERT= sign it (Secure Boot hosts)
 #   make client          userspace/kvmchurn; STATIC=1, CROSS_COMPILE=aarch64-linux-gnu-
 #   make install         module (then depmod) and client; DESTDIR=, PREFIX=
 #   make dkms-install    the module through DKMS, for KVER (default: running kernel)
@@ -23,8 +24,36 @@ VERSION := $(KVMCHURN_VERSION)
 
 all: module client
 
+# Signing, for hosts that load only signed modules (Secure Boot, whose kernels run
+# with lockdown=integrity, or CONFIG_MODULE_SIG_FORCE): with SIGN_KEY (the private
+# key, PEM, or a pkcs11: URI) and SIGN_CERT (its X.509 certificate, DER or PEM),
+# `make module` signs kvmchurn.ko with the kernel's own scripts/sign-file and the hash
+# the kernel signs its own modules with (CONFIG_MODULE_SIG_HASH of KDIR's
+# include/config/auto.conf or .config; sha256 where it names none), as kbuild's
+# modules_install and DKMS do. A module signed by an earlier run is linked again
+# (kbuild's last step only), not signed twice. Without SIGN_KEY nothing changes.
+# Documentation/secure-boot.rst: making a key, enrolling it, what lockdown refuses.
+SIGN_FILE ?= $(KDIR)/scripts/sign-file
+KC_KCONFIG = $(firstword $(wildcard $(KDIR)/include/config/auto.conf $(KDIR)/.config))
+SIGN_HASH ?= $(or $(shell sed -n 's/^CONFIG_MODULE_SIG_HASH="*\([^"]*\)"*$$/\1/p' $(KC_KCONFIG) /dev/null),sha256)
+KC_SIGN := $(if $(SIGN_KEY)$(SIGN_CERT),1)
+
 module:
+ifdef KC_SIGN
+	@test -n '$(SIGN_KEY)' || { echo 'SIGN_CERT needs SIGN_KEY=..., the private key of that certificate (PEM, or a pkcs11: URI)' >&2; exit 2; }
+	@case '$(SIGN_KEY)' in pkcs11:*) ;; *) test -r '$(SIGN_KEY)' || \
+		{ echo 'SIGN_KEY=$(SIGN_KEY): no such file (the private key, PEM, or a pkcs11: URI)' >&2; exit 2; } ;; esac
+	@test -n '$(SIGN_CERT)' || { echo 'SIGN_KEY needs SIGN_CERT=..., its X.509 certificate (DER or PEM)' >&2; exit 2; }
+	@test -r '$(SIGN_CERT)' || { echo 'SIGN_CERT=$(SIGN_CERT): no such file (the X.509 certificate of SIGN_KEY, DER or PEM)' >&2; exit 2; }
+	@test -x '$(SIGN_FILE)' || { echo '$(SIGN_FILE): no such program. Debian ships scripts/sign-file in linux-kbuild-X.Y (the headers link to it); a kernel tree builds it with CONFIG_MODULE_SIG; or pass SIGN_FILE=/path/to/sign-file' >&2; exit 2; }
+	rm -f kvmchurn.ko
+endif
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+ifdef KC_SIGN
+	$(SIGN_FILE) $(SIGN_HASH) '$(SIGN_KEY)' '$(SIGN_CERT)' kvmchurn.ko
+	@grep -q '^CONFIG_MODULE_SIG=y' $(KC_KCONFIG) /dev/null || \
+		echo 'note: the kernel of $(KDIR) has no CONFIG_MODULE_SIG: it does not check signatures' >&2
+endif
 
 # The KUnit suites (tests/kunit): for a kernel with CONFIG_KUNIT, such as the
 # debug kernel of `make check-debug`.
@@ -163,7 +192,12 @@ compatibility:
 check-debug:
 	tests/debug/run.sh
 
+# The same on the debug kernel with PREEMPT_RT (x86_64-debug-rt): not in check, whose
+# time it would push past CI's (a second kernel build and a second tier).
+check-debug-rt:
+	KVMCHURN_DEBUG_ID=x86_64-debug-rt tests/debug/run.sh
+
 .PHONY: all module client version cflags products install install-client uninstall clean \
 	clean-userspace style check \
-	check-quick check-unit check-build check-vm check-debug check-dkms check-qemu kunit \
+	check-quick check-unit check-build check-vm check-debug check-debug-rt check-dkms check-qemu kunit \
 	dkms-source dkms-install dkms-remove compatibility bench bench-profile bench-backing

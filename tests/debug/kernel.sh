@@ -6,6 +6,8 @@
 # in $KVMCHURN_CACHE/debug/<key>/, the key being a hash of the config's option lines
 # (not its comments), the source version, the compiler and KC_DEBUG_RECIPE: any change
 # builds afresh, the older one goes.
+# With KVMCHURN_DEBUG_ID=x86_64-debug-rt (lib.sh's KC_DEBUG_ID): the same kernel with
+# PREEMPT_RT, kernel-rt.config over that .config, kept in $KVMCHURN_CACHE/debug-rt/.
 # fetch.sh runs it (with the cache lock held); it can also run alone.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -17,9 +19,26 @@ KC_DEBUG_SUITES="bookworm-security bookworm-backports"
 # Bump when the build steps below change what they produce.
 KC_DEBUG_RECIPE=1
 config=$here/kernel.config
+rtconfig=''
+case $KC_DEBUG_ID in
+x86_64-debug) ;;
+x86_64-debug-rt) rtconfig=$here/kernel-rt.config ;;
+*) kc_die "KVMCHURN_DEBUG_ID=$KC_DEBUG_ID: the debug kernels are x86_64-debug and x86_64-debug-rt" ;;
+esac
 kdir=$KVMCHURN_CACHE/kernels/$KC_DEBUG_ID
+builds=$KVMCHURN_CACHE/${KC_DEBUG_ID#x86_64-} # debug/, debug-rt/
 
-# check_config DOTCONFIG: every line of kernel.config holds in the final .config.
+# fragment: the option lines the final .config must hold: kernel.config's, and for the
+# RT kernel kernel-rt.config's in place of those of the same options.
+fragment() {
+	# shellcheck disable=SC2016 # awk's $0
+	awk 'function opt(s) { sub(/^# /, "", s); sub(/[= ].*/, "", s); return s }
+		!/^(CONFIG_|# CONFIG_.* is not set$)/ { next }
+		ARGC == 3 && FILENAME == ARGV[1] { over[opt($0)] = 1; print; next }
+		!(opt($0) in over)' ${rtconfig:+"$rtconfig"} "$config"
+}
+
+# check_config DOTCONFIG: every line of the fragment holds in the final .config.
 check_config() {
 	local line opt bad=()
 	while IFS= read -r line; do
@@ -29,7 +48,7 @@ check_config() {
 			opt=${line#\# } opt=${opt%% *}
 			! grep -qE "^$opt=[ym]" "$1" || bad+=("$opt off") ;;
 		esac
-	done <"$config"
+	done < <(fragment)
 	((${#bad[@]} == 0)) && return 0
 	kc_log "$KC_DEBUG_ID: the kernel's Kconfig did not take: ${bad[*]}"
 	return 1
@@ -49,8 +68,12 @@ build() {
 	kc_log "$KC_DEBUG_ID: building $KC_DEBUG_SOURCE $ver (~6 min on 2 idle cores; log: $log)"
 	local mk=(env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u ARCH -u CROSS_COMPILE LC_ALL=C
 		nice make -C "$dir/src" ARCH=x86_64)
+	# RT: kernel-rt.config over the .config that allnoconfig made, then olddefconfig, which
+	# keeps what that .config says of every option (EXPERT, which PREEMPT_RT needs, would
+	# otherwise turn off what allnoconfig leaves on without it)
 	{
 		"${mk[@]}" KCONFIG_ALLCONFIG="$config" allnoconfig &&
+			{ [[ -z $rtconfig ]] || { cat "$rtconfig" >>"$dir/src/.config" && "${mk[@]}" olddefconfig; }; } &&
 			check_config "$dir/src/.config" &&
 			"${mk[@]}" -j"$(nproc)" bzImage modules &&
 			"${mk[@]}" INSTALL_MOD_PATH="$dir/stage" modules_install
@@ -63,6 +86,9 @@ build() {
 	kc_log "$KC_DEBUG_ID: cold build took $((SECONDS - t)) s ($(du -sh "$dir" | cut -f1))"
 }
 
+# signed MODULE: does MODULE end with the kernel's signature marker?
+signed() { tail -c 28 "$1" | grep -qx '~Module signature appended~'; }
+
 # install_kernel VERSION DIR: kernels/x86_64-debug/ from the build in DIR.
 install_kernel() {
 	local ver=$1 dir=$2 krel m f modules='' extra=''
@@ -70,9 +96,12 @@ install_kernel() {
 	rm -rf "$kdir"
 	mkdir -p "$kdir/modules"
 	cp "$dir/src/arch/x86/boot/bzImage" "$kdir/vmlinuz"
+	# the modules are signed (MODULE_SIG_ALL), so that a boot with lockdown=integrity
+	# loads them too
 	for m in irqbypass kvm kvm-amd; do
 		f=$(find "$dir/stage/lib/modules/$krel" -name "$m.ko" | head -n1)
 		[[ -n $f ]] || kc_die "$KC_DEBUG_ID: $m.ko not built"
+		signed "$f" || kc_die "$KC_DEBUG_ID: $m.ko is not signed (CONFIG_MODULE_SIG_ALL)"
 		cp "$f" "$kdir/modules/"
 		modules+="$m.ko "
 	done
@@ -80,12 +109,20 @@ install_kernel() {
 	for m in $KC_EXTRA_WANT; do
 		f=$(find "$dir/stage/lib/modules/$krel" -name "$m.ko" | head -n1)
 		[[ -n $f ]] || kc_die "$KC_DEBUG_ID: $m.ko not built"
+		signed "$f" || kc_die "$KC_DEBUG_ID: $m.ko is not signed (CONFIG_MODULE_SIG_ALL)"
 		cp "$f" "$kdir/modules/"
 		extra+="$m.ko "
 	done
+	# the key the build made and signed its modules with (certs/signing_key.pem: the
+	# private key and its certificate, PEM) and the certificate the kernel trusts (DER):
+	# the tests sign kvmchurn.ko with them (make module SIGN_KEY= SIGN_CERT=)
+	cp "$dir/src/certs/signing_key.pem" "$dir/src/certs/signing_key.x509" "$kdir/"
 	# four vCPUs, two online (maxcpus=2), a TCG thread each (tests/vm/qemu.sh): per-CPU
 	# data spans four possible CPUs, of which two run the probes at the same time
-	local qemu=(qemu-system-x86_64 -accel 'tcg,thread=multi' -cpu max -smp 4 -m 2G
+	# (RT: KVM wants a constant TSC, which TCG filters out unless forced; QEMU warns)
+	local cpu=max
+	[[ -z $rtconfig ]] || cpu=max,+invtsc,x-force-features=on
+	local qemu=(qemu-system-x86_64 -accel 'tcg,thread=multi' -cpu "$cpu" -smp 4 -m 2G
 		-no-reboot -nodefaults -display none -monitor none -serial stdio)
 	{
 		printf '# written by tests/debug/kernel.sh\n'
@@ -99,6 +136,7 @@ install_kernel() {
 		# allnoconfig leaves KUNIT_DEFAULT_ENABLED off: kunit.enable=1 runs the suites.
 		printf 'KC_APPEND=%q\n' "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 kasan.fault=panic maxcpus=2 kunit.enable=1"
 		printf 'KC_BUILD_KEY=%q\n' "${dir##*/}"
+		printf 'KC_SIGN_KEY=%q\nKC_SIGN_CERT=%q\n' "$kdir/signing_key.pem" "$kdir/signing_key.x509"
 	} >"$kdir/env.tmp"
 	mv "$kdir/env.tmp" "$kdir/env"
 }
@@ -116,15 +154,15 @@ main() {
 	ver=$(kc_index "$KC_DEBUG_SUITES" amd64 | awk -F'\t' -v p="$KC_DEBUG_SOURCE" '$1 == p { print $3 }' | sort -V | tail -n1)
 	[[ -n $ver ]] || kc_die "$KC_DEBUG_SOURCE is in none of $KC_DEBUG_SUITES"
 	key=$( {
-		grep -E '^(CONFIG_|# CONFIG_.* is not set$)' "$config"
+		fragment
 		echo "$KC_DEBUG_RECIPE $ver"
 		gcc --version | head -n1
 	} | sha256sum | cut -c1-16)
-	dir=$KVMCHURN_CACHE/debug/$key
+	dir=$builds/$key
 	if [[ ! -f $dir/.done ]]; then
 		build "$ver" "$dir"
 	fi
-	for old in "$KVMCHURN_CACHE"/debug/*/; do
+	for old in "$builds"/*/; do
 		old=${old%/}
 		[[ $old == "$dir" ]] || { kc_log "$KC_DEBUG_ID: removing the older build ${old##*/}"; rm -rf "$old"; }
 	done

@@ -35,8 +35,27 @@ is_state() { # is_state WANT WHEN
 }
 moddir=/lib/modules/$krel/updates/dkms
 installed() { ls "$moddir"/kvmchurn.ko* 2>/dev/null | head -n1; }
+# sig_of KO DIR: the signature appended to module KO (decompressed) into DIR/sig, and what
+# it signs into DIR/content; false when KO is not signed. The tail of a signed module:
+# the PKCS#7 signature, struct module_signature (12 bytes, the signature's length in the
+# last 4, big-endian) and "~Module signature appended~\n".
+sig_of() {
+	local size len
+	case $1 in
+	*.xz) xz -dc "$1" ;;
+	*.zst) zstd -qdc "$1" ;;
+	*.gz) gzip -dc "$1" ;;
+	*) cat "$1" ;;
+	esac >"$2/ko"
+	[[ $(tail -c 28 "$2/ko") == '~Module signature appended~' ]] || return 1
+	size=$(stat -c %s "$2/ko")
+	len=$(tail -c 32 "$2/ko" | head -c 4 | od -An -tu1 | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }')
+	head -c $((size - 40 - len)) "$2/ko" >"$2/content"
+	tail -c $((40 + len)) "$2/ko" | head -c "$len" >"$2/sig"
+}
+dkmsver=$(dpkg-query -W -f '${Version}' dkms)
 
-echo "# dkms $(dpkg-query -W -f '${Version}' dkms), kernel $krel, kvmchurn $ver"
+echo "# dkms $dkmsver, kernel $krel, kvmchurn $ver"
 : >"$out/dkms.log"
 [[ -f /lib/modules/$krel/build/Makefile ]] && ok "headers of $krel installed as packages" ||
 	nok "headers of $krel installed as packages"
@@ -66,6 +85,32 @@ v=$(modinfo -F version "$ko" 2>/dev/null)
 [[ $v == "$ver" ]] && ok "modinfo version $v" || nok "modinfo version '$v', want $ver"
 vm=$(modinfo -F vermagic "$ko" 2>/dev/null)
 [[ $vm == "$krel "* ]] && ok "vermagic is $krel's" || nok "vermagic '$vm' is not $krel's"
+# Secure Boot (Documentation/secure-boot.rst): dkms 3 signs every module it builds, with
+# its own key (/var/lib/dkms/mok.key, made at its first build, and its certificate
+# mok.pub) and the kernel's CONFIG_MODULE_SIG_HASH; dkms 2.8 (bullseye) only through a
+# sign_tool, which this chroot has none of
+sig=$(mktemp -d)
+if ! sig_of "$ko" "$sig"; then
+	case $dkmsver in
+	2.*) ok "dkms $dkmsver: the module is not signed (no sign_tool)" ;;
+	*) nok "dkms $dkmsver: the module is not signed" ;;
+	esac
+elif [[ $dkmsver == 2.* ]]; then
+	nok "dkms $dkmsver: the module is signed"
+else
+	openssl x509 -inform DER -in /var/lib/dkms/mok.pub -out "$sig/mok.pem" >>"$out/dkms.log" 2>&1
+	if openssl cms -verify -binary -inform DER -in "$sig/sig" -content "$sig/content" \
+		-certfile "$sig/mok.pem" -noverify -out /dev/null >>"$out/dkms.log" 2>&1; then
+		ok "dkms $dkmsver: the module is signed with /var/lib/dkms/mok.key (its signature verifies with mok.pub)"
+	else
+		nok "dkms $dkmsver: the module's signature does not verify with /var/lib/dkms/mok.pub"
+	fi
+	want=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"/\1/p' "/lib/modules/$krel/build/.config")
+	got=$(openssl asn1parse -inform DER -in "$sig/sig" 2>/dev/null | grep -m1 -oE ':sha[0-9]+' | tr -d :)
+	[[ -n $want && $got == "$want" ]] && ok "dkms $dkmsver: signed with the kernel's hash, $got" ||
+		nok "dkms $dkmsver: signed with '$got', the kernel's CONFIG_MODULE_SIG_HASH is '$want'"
+fi
+rm -rf "$sig"
 if [[ ! -e /lib/modules/$krel/modules.dep ]]; then
 	# headers without the kernel image: dkms 3.2+ leaves depmod to the image's install
 	echo "# no modules.dep for $krel (its image is not installed): depmod run here"

@@ -16,7 +16,8 @@ KC_ALL_IDS+=" x86_64-6.12-rt arm64-6.12-rt arm64-6.1-cloud"
 # loaded, tests/vm/README.md), kept out of the default to hold CI's time.
 KC_OPTIN_IDS="x86_64-6.12-cloud"
 # The debug kernel we build ourselves (tests/debug): asked for by name, never by default.
-KC_DEBUG_ID=x86_64-debug
+# KVMCHURN_DEBUG_ID=x86_64-debug-rt: the same with PREEMPT_RT (make check-debug-rt).
+KC_DEBUG_ID=${KVMCHURN_DEBUG_ID:-x86_64-debug}
 # Modules of the guest kernel that scenarios load themselves, with their parameters
 # (fetch.sh and tests/debug/kernel.sh copy them to kernels/<id>/modules/, env's
 # KC_EXTRA_MODULES): brd, the RAM disk whose page cache 50-reclaim reclaims.
@@ -117,7 +118,7 @@ kc_spec() {
 		# __typeof_unqual__, which only sid's sparse knows (Debian's others are 0.6.4)
 		KC_SUITES="trixie-backports" KC_ABI_RE='7\.[0-9]+\.[0-9]+\+deb13(\.[0-9]+)?' KC_USE_CHROOT=1
 		KC_CHECK=$KC_SID_SPARSE ;;
-	x86_64-debug) # built from linux-source by tests/debug/kernel.sh, not downloaded
+	x86_64-debug) # x86_64-debug and x86_64-debug-rt: built from linux-source by tests/debug/kernel.sh, not downloaded
 		KC_SUITES="bookworm-security bookworm-backports" KC_ABI_RE='' ;;
 	*) kc_die "no spec for '$KC_ID'" ;;
 	esac

@@ -16,7 +16,10 @@
 # KVMCHURN_OUT (where the handed-back files and verdicts go, default $KVMCHURN_CACHE/out),
 # KVMCHURN_ICOUNT (QEMU's -icount shift: the guest clock counts instructions, one vCPU thread;
 # make bench), KVMCHURN_VM_MEM (the guest's memory in MiB instead of the kernel's -m:
-# make bench-backing).
+# make bench-backing), KVMCHURN_BOOT (kernel arguments of a boot of its own: only the
+# scenarios whose "# boot: ARGS" line says exactly these run, and ARGS is added to the
+# kernel's command line; without it, those scenarios are left out: the debug tier's
+# lockdown=integrity boot).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -46,7 +49,9 @@ KC_BAD_DEBUG='possible recursive locking|inconsistent lock state|suspicious RCU 
 KC_HARMLESS='loading out-of-tree module taints kernel|module verification failed|Skipping BTF generation|hrtimer: interrupt took|user requested TSC rate below hardware speed'
 KC_FAIL=3 # kc_vm_one's status for a judged failure; anything else non-zero is a harness error
 
-# kc_scenarios ID: the scenario files for ID (paths), after KVMCHURN_SCENARIOS.
+# kc_scenarios ID: the scenario files for ID (paths), after KVMCHURN_SCENARIOS, of this
+# boot (those with a "# boot: ARGS" line only when KVMCHURN_BOOT is ARGS, the others only
+# without it).
 kc_scenarios() {
 	local f n g
 	{
@@ -54,6 +59,7 @@ kc_scenarios() {
 		[[ $1 != "$KC_DEBUG_ID" || -n ${KVMCHURN_SCENARIO_DIR:-} ]] || ls "$KC_TOP"/tests/debug/scenarios/*.sh
 	} | while read -r f; do
 		n=${f##*/}
+		[[ $(sed -n 's/^# boot: //p' "$f") == "${KVMCHURN_BOOT:-}" ]] || continue
 		[[ -n ${KVMCHURN_SCENARIOS:-} ]] || { echo "$f"; continue; }
 		for g in $KVMCHURN_SCENARIOS; do
 			# shellcheck disable=SC2053 # $g is a glob on purpose
@@ -205,7 +211,12 @@ kc_vm_one() {
 		done
 	fi
 	kc_qemu_argv qemu
-	kc_log "$id: built and packed ($((SECONDS - t0)) s), booting $KC_KREL on $KC_QEMU_SAYS"
+	local append=$KC_APPEND
+	if [[ -n ${KVMCHURN_BOOT:-} ]]; then
+		append+=" $KVMCHURN_BOOT"
+		from+=" (booted with $KVMCHURN_BOOT)"
+	fi
+	kc_log "$id: built and packed ($((SECONDS - t0)) s), booting $KC_KREL on $KC_QEMU_SAYS${KVMCHURN_BOOT:+, with $KVMCHURN_BOOT}"
 
 	ts=$(date +%Y%m%d-%H%M%S)
 	log=$KVMCHURN_CACHE/logs/$id-$ts.log
@@ -216,7 +227,7 @@ kc_vm_one() {
 	mondir=$(mktemp -d /tmp/kvmchurn-mon.XXXXXX)
 	# the watcher below ends it; timeout(1) only if the watcher could not
 	timeout -k 10 $((KVMCHURN_VM_TIMEOUT + 60)) "${qemu[@]}" -monitor "unix:$mondir/m,server=on,wait=off" \
-		-kernel "$KC_VMLINUZ" -initrd "$initrd" -append "$KC_APPEND" </dev/null >"$log" 2>&1 &
+		-kernel "$KC_VMLINUZ" -initrd "$initrd" -append "$append" </dev/null >"$log" 2>&1 &
 	qpid=$!
 	rm -f "$log.where" "$log.deadline"
 	(
@@ -310,12 +321,13 @@ kc_vm_one() {
 			[[ $snok == 0 && $src == 0 ]] && line=PASS || line=FAIL
 			echo "    $line $scen: $sok ok, $snok not ok ($scpus CPUs, $ssecs s)"
 		done
+		local klog="kernel log${KVMCHURN_BOOT:+ ($KVMCHURN_BOOT)}"
 		if [[ -n $bad ]]; then
-			echo "    FAIL kernel log: $(grep -oE "$badre" <<<"$bad" | head -n1)"
+			echo "    FAIL $klog: $(grep -oE "$badre" <<<"$bad" | head -n1)"
 		elif [[ $qrc != 0 ]]; then
-			echo "    FAIL kernel log: qemu exited $qrc"
+			echo "    FAIL $klog: qemu exited $qrc"
 		else
-			echo "    PASS kernel log: no KASAN, UBSAN, lockdep, kmemleak, WARNING or BUG report"
+			echo "    PASS $klog: no KASAN, UBSAN, lockdep, kmemleak, WARNING or BUG report"
 		fi
 	fi
 	local kunit

@@ -1,0 +1,254 @@
+#!/bin/sh
+# shellcheck disable=SC2086 # $LOAD holds several options
+# 68-lockdown (debug kernel, a boot of its own): a Secure Boot host, whose
+# kernel runs locked down (lockdown=integrity): only signed modules load,
+# debugfs refuses every write, kprobes and tracepoints still work.
+#  - the kernel is locked down and says so; its own modules (irqbypass, kvm,
+#    kvm_amd, signed by its build) were loaded by /init;
+#  - kvmchurn.ko unsigned, and signed with a key the kernel does not trust,
+#    are refused (EPERM) with the line Documentation/secure-boot.rst quotes;
+#  - signed with the kernel's key (make module SIGN_KEY= SIGN_CERT=) it loads,
+#    and nothing is tainted as unsigned;
+#  - every read-only file reads; every open of filter, enable and reset is
+#    refused (EPERM: to write, and for filter and enable, which can be
+#    written, to read too), and nothing changes: counts, filter, enable;
+#  - a load is counted exactly, before and after those writes;
+#  - the client reads, and its controls say that debugfs is locked down;
+#  - the module parameters filter, enable and reset, writable at run time,
+#    control the module here (skipped as "not yet" while they are read-only).
+# tests/debug/run.sh boots it alone, with the words of the next line on the
+# kernel's command line (tests/vm/run.sh's KVMCHURN_BOOT).
+# boot: lockdown=integrity
+# shellcheck source=../../vm/guest/tap.sh
+. /kvmchurn/tap.sh
+P=/sys/module/kvmchurn/parameters
+SEC=/sys/kernel/security
+N=8
+LOAD="-n $N -j 2 --vcpus 2 --irqfds 8 --mem 16 --end kill"
+REFUSED='Lockdown: insmod: unsigned module loading is restricted; see man kernel_lockdown.7'
+
+# taint BIT: one bit of the kernel's taint (12 O: out-of-tree, 13 E: unsigned)
+taint() { echo $(($(cat /proc/sys/kernel/tainted) >> $1 & 1)); }
+loaded() { grep -q '^kvmchurn ' /proc/modules; }
+# params_control: the parameters filter, enable and reset are controls (filter and
+# enable writable, reset there); root may write any file, whatever its mode says
+params_control() {
+	[ "$(stat -c %a $P/filter)" = 644 ] && [ "$(stat -c %a $P/enable)" = 644 ] && [ -e $P/reset ]
+}
+# lockdown_lines: the kernel's "Lockdown:" lines since the last dmesg -c
+lockdown_lines() { dmesg | sed -n 's/.*\] \(Lockdown: \)/\1/p'; }
+
+# refused_insmod LABEL KO: insmod fails with EPERM, loads nothing, and the
+# kernel says why, in one line a try: busybox's insmod tries finit_module(),
+# then init_module() (kmod's modprobe and insmod try once)
+refused_insmod() {
+	dmesg -c >/dev/null
+	if insmod "$2" 2>/tmp/kc.err; then
+		not_ok "$1: insmod loaded it"
+		rmmod kvmchurn
+		return
+	fi
+	sed 's/^/# /' /tmp/kc.err
+	check "$1: insmod refused (Operation not permitted)" grep -q 'Operation not permitted' /tmp/kc.err
+	if loaded; then not_ok "$1: loaded all the same"; else ok "$1: not loaded"; fi
+	dmesg | sed 's/^/# dmesg: /'
+	is "$1: the kernel's lines, one a try" "$(lockdown_lines | tr '\n' '|')" "$REFUSED|$REFUSED|"
+}
+
+# refused HOW FILE [VALUE]: opening FILE of the module's debugfs folder to read
+# it (HOW read) or to write VALUE (HOW write) fails with EPERM
+refused() {
+	what="$1 $2"
+	[ $# -lt 3 ] || what="$what '$3'"
+	if [ "$1" = read ]; then
+		cat "$D/$2" >/dev/null 2>/tmp/kc.err && r=0 || r=1
+	else
+		sh -c "echo '$3' >'$D/$2'" 2>/tmp/kc.err && r=0 || r=1
+	fi
+	if [ $r = 0 ]; then
+		not_ok "$what: taken"
+	elif grep -q 'Operation not permitted' /tmp/kc.err; then
+		ok "$what: refused (Operation not permitted)"
+	else
+		not_ok "$what: $(cat /tmp/kc.err)"
+	fi
+}
+
+# controls_state: what a refused control must leave as it was: every count, the
+# filter and enable records of raw, and the parameters
+controls_state() {
+	awk -F '\t' '$1 == "hist" || $1 == "counter" { print $1, $2, $3 }
+		$1 == "filter" || $1 == "enabled"' "$D/raw"
+	echo "parameter filter $(cat $P/filter)"
+	echo "parameter enable $(cat $P/enable)"
+}
+
+# same LABEL A B: files A and B are the same; their differences otherwise
+same() {
+	if cmp -s "$2" "$3"; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diff "$2" "$3" | sed 's/^/#   /'
+	fi
+}
+
+# counted LABEL TOTAL: the load of load_deltas ($N VMs) counted exactly, and
+# exit_mmap's total TOTAL (what every load so far made)
+counted() {
+	grep -q "$N completed, 0 failed" /tmp/kc.load || not_ok "$1: load summary: $(grep VMs: /tmp/kc.load)"
+	for m in kvm_create_vm kvm_vm_release exit_mmap exit_to_reap signal_to_exit; do
+		is "$1: $m" "$(d "hist:$m")" $N
+	done
+	is "$1: vcpu_create, 2 a VM" "$(d hist:vcpu_create)" $((2 * N))
+	is "$1: irqbypass_unregister, 8 a VM" "$(d hist:irqbypass_unregister)" $((8 * N))
+	for c in exit reap sigkill; do
+		is "$1: counter $c" "$(d "counter:$c")" $N
+	done
+	is "$1: exit_mmap in all" "$(val hist exit_mmap)" "$2"
+	no_misses "$1: no kretprobe missed"
+}
+
+# ---- the kernel --------------------------------------------------------------
+[ -f $SEC/lockdown ] || mount -t securityfs securityfs $SEC
+is "lockdown" "$(cat $SEC/lockdown)" "none [integrity] confidentiality"
+check "the kernel says it is locked down" \
+	sh -c "dmesg | grep -qF 'Kernel is locked down from command line; see man kernel_lockdown.7'"
+for m in irqbypass kvm kvm_amd; do
+	check "$m, signed by the kernel's build, is loaded" grep -q "^$m " /proc/modules
+done
+is "no unsigned module (taint E)" "$(taint 13)" 0
+
+# ---- signatures --------------------------------------------------------------
+kc_loaded && rmmod kvmchurn
+refused_insmod "unsigned" "$KVMCHURN_KO"
+refused_insmod "signed with a key the kernel does not trust" /kvmchurn/foreign/kvmchurn.ko
+dmesg -c >/dev/null
+if ! insmod /kvmchurn/signed/kvmchurn.ko 2>/tmp/kc.err; then
+	not_ok "signed with the kernel's key: insmod kvmchurn.ko: $(cat /tmp/kc.err)"
+	dmesg | sed 's/^/# dmesg: /'
+	exit 0
+fi
+ok "signed with the kernel's key: insmod kvmchurn.ko"
+is "signed: the kernel's Lockdown lines" "$(lockdown_lines)" ""
+check "signed: no 'module verification failed'" sh -c '! dmesg | grep -q "module verification failed"'
+is "signed: no unsigned module (taint E)" "$(taint 13)" 0
+is "signed: an out-of-tree module (taint O)" "$(taint 12)" 1
+
+# ---- the files (module/debugfs.c) ----------------------------------------------
+is "the files" "$(cd $D && echo *)" "all checks counters enable filter hist memory probes raw reset summary vms"
+is "hist/: a file a metric" "$(cd $D/hist && echo *)" "$(kvmchurn show --list | cut -f1 | sort | tr '\n' ' ' | sed 's/ $//')"
+# only the controls can be written: the modes debugfs.c gives (a write bit)
+is "the files that can be written" \
+	"$(cd $D && for f in * hist/*; do [ -f "$f" ] && echo "$f $(stat -c %a "$f")"; done | awk '$2 ~ /[2367]/' | tr '\n' ' ')" \
+	"enable 600 filter 600 reset 200 "
+n=0
+for f in all summary counters probes checks raw memory vms $(cd $D && echo hist/*); do
+	if cat "$D/$f" >/dev/null 2>/tmp/kc.err; then n=$((n + 1)); else not_ok "read $f: $(cat /tmp/kc.err)"; fi
+done
+is "read-only files that read" $n $((8 + $(kvmchurn show --list | wc -l)))
+
+# ---- a load, counted exactly ---------------------------------------------------
+load_deltas "load" $N $LOAD
+counted "load" $N
+quiet
+
+# ---- debugfs refuses every control, and nothing changes ------------------------
+controls_state >/tmp/kc.state0
+dmesg -c >/dev/null
+refused write filter '*'
+is "debugfs's refusal: the kernel's line" "$(lockdown_lines | head -n 1)" \
+	"Lockdown: sh: debugfs access is restricted; see man kernel_lockdown.7"
+refused write filter other
+refused write filter 'bad,,name-longer-than-fifteen'
+refused write enable 0
+refused write enable 1
+refused write reset 1
+refused read filter
+refused read enable
+refused read reset
+# the client's controls, while the parameters cannot take them (below when
+# they can): refused, saying why
+if ! params_control; then
+	for c in "filter other" reset disable enable; do
+		# shellcheck disable=SC2086 # $c holds the command and its arguments
+		kvmchurn $c >/tmp/kc.out 2>&1
+		is "kvmchurn $c: exit status" $? 2
+		sed 's/^/# /' /tmp/kc.out
+		check "kvmchurn $c: says that the kernel may be locked down" grep -q 'is the kernel locked down' /tmp/kc.out
+	done
+fi
+controls_state >/tmp/kc.state1
+same "nothing changed: counts, filter, enable" /tmp/kc.state0 /tmp/kc.state1
+for c in show summary probes dump vms filter "export --prometheus"; do
+	# shellcheck disable=SC2086 # $c holds the command and its arguments
+	kvmchurn $c >/tmp/kc.out 2>&1
+	is "kvmchurn $c reads: exit status" $? 0
+done
+# still enabled, still the same filter, nothing reset: counted on top
+load_deltas "load after the refused writes" $N $LOAD
+counted "load after the refused writes" $((2 * N))
+quiet
+
+# ---- the parameters: the controls of a locked-down host ------------------------
+if ! params_control; then
+	why="not yet: filter and enable are read-only parameters ($(stat -c %a $P/filter), $(stat -c %a $P/enable)), reset is none (the branch params makes them controls)"
+	tap_skip "parameters filter, enable, reset control the module" "$why"
+else
+	check "parameter filter 'other' taken" sh -c "echo other >$P/filter"
+	is "parameter filter reads back" "$(cat $P/filter)" other
+	is "raw filter record" "$(rec filter 2)" other
+	if sh -c "echo 0123456789abcdef >$P/filter" 2>/tmp/kc.err; then
+		not_ok "parameter filter '0123456789abcdef' (16 characters) taken"
+	else
+		check "parameter filter '0123456789abcdef' (16 characters) refused (Invalid argument)" \
+			grep -q 'Invalid argument' /tmp/kc.err
+	fi
+	is "parameter filter after the refusal" "$(cat $P/filter)" other
+	load_deltas "filter other" $N $LOAD --comm other
+	is "filter other: kvm_create_vm" "$(d hist:kvm_create_vm)" $N
+	is "filter other: exit_mmap" "$(d hist:exit_mmap)" $N
+	is "filter other: counter reap" "$(d counter:reap)" $N
+	quiet
+	check "parameter filter 'firecracker other' taken" sh -c "echo 'firecracker,other' >$P/filter"
+	is "parameter filter reads back, space separated" "$(cat $P/filter)" "firecracker other"
+	check "parameter enable 0 taken" sh -c "echo 0 >$P/enable"
+	is "parameter enable reads back" "$(cat $P/enable)" 0
+	is "raw enabled record" "$(rec enabled 2)" 0
+	if sh -c "echo 2 >$P/enable" 2>/tmp/kc.err; then
+		not_ok "parameter enable 2 taken"
+	else
+		check "parameter enable 2 refused (Invalid argument)" grep -q 'Invalid argument' /tmp/kc.err
+	fi
+	# disabled: a load adds nothing (the fence: each VM freed, so nothing of it is left to count)
+	cp "$D/raw" /tmp/kc.raw0
+	check "a tracefs instance counts the frees of the firecracker processes" fence_arm firecracker
+	kvmchurn load $LOAD >/tmp/kc.load 2>&1 || not_ok "disabled: kvmchurn load: exit $?"
+	check "disabled: the $N VMs were freed" fence_wait $N
+	cp "$D/raw" /tmp/kc.raw1
+	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+	is "disabled: exit_mmap" "$(d hist:exit_mmap)" 0
+	is "disabled: counter reap" "$(d counter:reap)" 0
+	check "parameter enable 1 taken" sh -c "echo 1 >$P/enable"
+	load_deltas "enabled again" $N $LOAD
+	is "enabled again: exit_mmap" "$(d hist:exit_mmap)" $N
+	quiet
+	if sh -c "echo 2 >$P/reset" 2>/tmp/kc.err; then
+		not_ok "parameter reset 2 taken"
+	else
+		check "parameter reset 2 refused (Invalid argument)" grep -q 'Invalid argument' /tmp/kc.err
+	fi
+	check "parameter reset 1 taken" sh -c "echo 1 >$P/reset"
+	is "after reset: every count" \
+		"$(awk -F '\t' '($1 == "hist" || $1 == "counter") && $3 != 0 { print $2 "=" $3 }' "$D/raw" | tr '\n' ' ')" ""
+	check "kvmchurn filter firecracker (debugfs locked down: the parameter)" kvmchurn filter firecracker
+	is "parameter filter after kvmchurn filter" "$(cat $P/filter)" firecracker
+	check "kvmchurn disable" kvmchurn disable
+	is "parameter enable after kvmchurn disable" "$(cat $P/enable)" 0
+	check "kvmchurn enable" kvmchurn enable
+	is "parameter enable after kvmchurn enable" "$(cat $P/enable)" 1
+fi
+
+check "rmmod kvmchurn" rmmod kvmchurn
+check "debugfs folder removed" [ ! -e "$D" ]
+exit 0
