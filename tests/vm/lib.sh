@@ -242,9 +242,11 @@ kc_index() {
 # kc_deb_file PKG ARCH VERSION: the name apt-get download gives the file.
 kc_deb_file() { printf '%s_%s_%s.deb' "$1" "${3//:/%3a}" "$2"; }
 
-# kc_download DIR PKG:ARCH=VERSION...: download what is not there yet.
+# kc_download DIR PKG:ARCH=VERSION...: download what is not there yet. apt-get writes
+# into a folder of its own, moved in whole once it verified every file: a run killed
+# mid-download (CI's time limit) must not leave a truncated .deb that later runs trust.
 kc_download() {
-	local dir=$1 spec pkg arch ver want=()
+	local dir=$1 spec pkg arch ver want=() part=$1/.partial
 	shift
 	mkdir -p "$dir"
 	for spec in "$@"; do
@@ -254,7 +256,9 @@ kc_download() {
 	done
 	((${#want[@]})) || return 0
 	kc_log "downloading ${want[*]}"
-	(cd "$dir" && apt-get -q download "${want[@]}" >/dev/null)
+	rm -rf "$part" && mkdir "$part" || return 1
+	(cd "$part" && apt-get -q download "${want[@]}" >/dev/null) || { rm -rf "$part"; return 1; }
+	mv "$part"/*.deb "$dir/" && rmdir "$part"
 }
 
 # kc_load_env ID: source the env file that fetch.sh left; fails if there is none.
