@@ -139,6 +139,11 @@ check: check-unit check-build check-vm check-dkms check-qemu check-debug
 
 check-quick: check-unit check-build
 
+# check on every kernel with every scenario (tests/vm/lib.sh's KC_WIDE_IDS: check runs
+# all of them on some kernels only, to fit CI's 90 minutes), and the RT debug kernel.
+check-full:
+	KVMCHURN_FULL=1 $(MAKE) check check-debug-rt
+
 check-unit:
 	$(MAKE) client
 	$(CC) $(KC_CFLAGS_STD) $(KC_CFLAGS_WARN) -O2 -Imodule -o tests/unit/abi_test tests/unit/abi_test.c
@@ -199,5 +204,5 @@ check-debug-rt:
 
 .PHONY: all module client version cflags products install install-client uninstall clean \
 	clean-userspace style check \
-	check-quick check-unit check-build check-vm check-debug check-debug-rt check-dkms check-qemu kunit \
+	check-quick check-full check-unit check-build check-vm check-debug check-debug-rt check-dkms check-qemu kunit \
 	dkms-source dkms-install dkms-remove compatibility bench bench-profile bench-backing

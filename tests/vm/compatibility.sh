@@ -29,8 +29,10 @@ kvmchurn: where it runs
 
 The kernels and architectures the tests passed on in one run, and what each
 probe found on each kernel. Every row comes from that run: the verdicts of
-the vm tier (\`\`make check-vm\`\`: every scenario of \`\`tests/vm/scenarios\`\`,
-booted under QEMU), of the dkms tier (\`\`make check-dkms\`\`: dkms add, build,
+the vm tier (\`\`make check-vm\`\`: the scenarios of \`\`tests/vm/scenarios\`\`
+that the row names, booted under QEMU: \`\`make check\`\` runs every one on some
+kernels and those that depend on the kernel on the others, \`\`make check-full\`\`
+every one on every kernel), of the dkms tier (\`\`make check-dkms\`\`: dkms add, build,
 install, autoinstall, remove, in a chroot of the kernel's Debian release
 with its headers installed as packages) and of the debug tier
 (\`\`make check-debug\`\`), and the \`\`probes\`\` file the module wrote after
@@ -49,13 +51,13 @@ Kernels
      - dkms tier
 EOT
 for id in "${ids[@]}"; do
-	IFS=$'\t' read -r _ krel pkgver suite verdict ok nok <"$out/$id/verdict"
+	IFS=$'\t' read -r _ krel pkgver suite verdict ok nok depth <"$out/$id/verdict"
 	dk='not run'
 	if [[ -f $res/$id ]]; then
 		IFS=$'\t' read -r dverdict dver dok dnok <"$res/$id"
 		dk="$dverdict: dkms $dver, $dok ok, $dnok not ok"
 	elif [[ $id == arm64-* ]]; then
-		dk='not tested (x86_64 only)'
+		dk="not tested (the dkms tier's arm64 chroot is bookworm's: arm64-6.1)"
 	elif [[ $id == "$KC_DEBUG_ID" ]]; then
 		dk='not tested (built here: no headers package)'
 	fi
@@ -67,8 +69,13 @@ for id in "${ids[@]}"; do
 	"$KC_DEBUG_ID") flavour='debug (KASAN, lockdep, KUnit)' ;;
 	*) flavour='generic' ;;
 	esac
-	printf '   * - %s\n     - %s\n     - %s\n     - %s: %s ok, %s not ok\n     - %s\n' \
-		"$id" "$flavour" "$release" "$verdict" "$ok" "$nok" "$dk"
+	# "all" (or a verdict from before the depth was recorded), else the scenarios' numbers
+	case ${depth:-all} in
+	all) depth='every scenario' ;;
+	*) depth="scenarios $depth" ;;
+	esac
+	printf '   * - %s\n     - %s\n     - %s\n     - %s: %s ok, %s not ok (%s)\n     - %s\n' \
+		"$id" "$flavour" "$release" "$verdict" "$ok" "$nok" "$depth" "$dk"
 done
 # shellcheck disable=SC2016 # the backquotes are reStructuredText's
 if [[ -f $res/packages ]]; then

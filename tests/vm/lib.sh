@@ -15,6 +15,18 @@ KC_ALL_IDS+=" x86_64-6.12-rt arm64-6.12-rt arm64-6.1-cloud"
 # bookworm-backports' 6.12.95 cloud image double-faults under TCG before any module is
 # loaded, tests/vm/README.md), kept out of the default to hold CI's time.
 KC_OPTIN_IDS="x86_64-6.12-cloud"
+# How deep `make check` goes on each kernel: CI has 90 minutes on 2 cores, and a kernel
+# takes 4 to 10 minutes there with every scenario (tests/vm/README.md). Every scenario on
+# the ids of KC_WIDE_IDS: Debian 12's x86_64 kernel and the newest arm64 one. On the
+# others, KC_CORE_SCENARIOS: what depends on the kernel (every probe attaches where it
+# should and counts a churn exactly, against tracefs; the parameters under lockdown; a
+# clean log). Left out there is what runs the same module code on every kernel (the
+# client's load modes, backings, a module loaded before kvm, QEMU as the VMM, reclaim,
+# the controls, the readers, memory): make check-full (KVMCHURN_FULL=1) runs it on every
+# kernel too.
+# KVMCHURN_SCENARIOS chooses for every id instead.
+KC_WIDE_IDS="x86_64-6.1 arm64-7.x"
+KC_CORE_SCENARIOS="00-* 10-* 30-* 90-* 95-*"
 # The debug kernel we build ourselves (tests/debug): asked for by name, never by default.
 # KVMCHURN_DEBUG_ID=x86_64-debug-rt: the same with PREEMPT_RT (make check-debug-rt).
 KC_DEBUG_ID=${KVMCHURN_DEBUG_ID:-x86_64-debug}
@@ -78,6 +90,12 @@ kc_ids() {
 		*) kc_die "unknown kernel id '$id' (known: $KC_ALL_IDS $KC_OPTIN_IDS $KC_DEBUG_ID)" ;;
 		esac
 	done
+}
+
+# kc_depth ID: the scenario globs `make check` runs on ID (KC_WIDE_IDS), none for every one.
+kc_depth() {
+	[[ -z ${KVMCHURN_FULL:-} && " $KC_WIDE_IDS $KC_DEBUG_ID " != *" $1 "* ]] || return 0
+	echo "$KC_CORE_SCENARIOS"
 }
 
 # kc_spec ID: what the matrix says about one kernel. An id is ARCH-SERIES[-FLAVOUR]; the

@@ -8,7 +8,8 @@
 # Knobs: KERNELS, KVMCHURN_CACHE, KVMCHURN_VM_SILENCE (seconds the scenarios may print
 # nothing before the guest is taken as hung, 600), KVMCHURN_VM_TIMEOUT (seconds a boot may
 # take in all, 3600),
-# KVMCHURN_SCENARIOS (globs of scenario file names to run, default all: "00-* 30-*"),
+# KVMCHURN_SCENARIOS (globs of scenario file names to run, e.g. "00-* 30-*"; default make
+# check's depth, lib.sh's kc_depth: all on some kernels, KVMCHURN_FULL=1 all on every one),
 # KVMCHURN_MODULE_DIR (boot DIR/<id>/kvmchurn.ko instead of building one: the dkms tier),
 # KVMCHURN_SCENARIO_DIR (run its *.sh instead of scenarios/: make bench), KVMCHURN_GUEST_DIR
 # (its contents copied into the guest's /kvmchurn, e.g. bin/forkexit: make bench),
@@ -53,15 +54,17 @@ KC_FAIL=3 # kc_vm_one's status for a judged failure; anything else non-zero is a
 # boot (those with a "# boot: ARGS" line only when KVMCHURN_BOOT is ARGS, the others only
 # without it).
 kc_scenarios() {
-	local f n g
+	local f n g globs=${KVMCHURN_SCENARIOS:-}
+	# make check's depth (lib.sh's kc_depth) is for the vm tier's own scenarios
+	[[ -n $globs || -n ${KVMCHURN_SCENARIO_DIR:-} ]] || globs=$(kc_depth "$1")
 	{
 		ls "${KVMCHURN_SCENARIO_DIR:-$KC_VM_DIR/scenarios}"/*.sh
 		[[ $1 != "$KC_DEBUG_ID" || -n ${KVMCHURN_SCENARIO_DIR:-} ]] || ls "$KC_TOP"/tests/debug/scenarios/*.sh
 	} | while read -r f; do
 		n=${f##*/}
 		[[ $(sed -n 's/^# boot: //p' "$f") == "${KVMCHURN_BOOT:-}" ]] || continue
-		[[ -n ${KVMCHURN_SCENARIOS:-} ]] || { echo "$f"; continue; }
-		for g in $KVMCHURN_SCENARIOS; do
+		[[ -n $globs ]] || { echo "$f"; continue; }
+		for g in $globs; do
 			# shellcheck disable=SC2053 # $g is a glob on purpose
 			if [[ $n == $g ]]; then echo "$f"; break; fi
 		done
@@ -330,22 +333,28 @@ kc_vm_one() {
 			echo "    PASS $klog: no KASAN, UBSAN, lockdep, kmemleak, WARNING or BUG report"
 		fi
 	fi
-	local kunit
+	local kunit depth
 	kunit=$(sed -n 's/^kunit //p' <<<"$judged" | tail -n1)
+	# which scenarios ran: "all", or their numbers where make check's depth left some out
+	depth=all
+	[[ -z ${KVMCHURN_SCENARIOS:-} && -z $(kc_depth "$id") ]] ||
+		depth=$(kc_scenarios "$id" | sed 's|.*/||; s|-.*||' | paste -sd ' ')
 	# the verdict stays with the files handed back (tests/vm/compatibility.sh reads it);
 	# not a bench's, which runs no test scenario
 	mkdir -p "$KC_OUT/$id"
-	[[ -n ${KVMCHURN_SCENARIO_DIR:-} ]] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$KC_KREL" "$KC_PKGVER" "${KC_SUITES%% *}" \
-		"$( ((${#reasons[@]} == 0)) && echo PASS || echo FAIL)" "$ok" "$nok" >"$KC_OUT/$id/verdict"
+	[[ -n ${KVMCHURN_SCENARIO_DIR:-} ]] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$KC_KREL" "$KC_PKGVER" "${KC_SUITES%% *}" \
+		"$( ((${#reasons[@]} == 0)) && echo PASS || echo FAIL)" "$ok" "$nok" "$depth" >"$KC_OUT/$id/verdict"
+	local how="$secs s, $cpus CPUs"
+	[[ $depth == all ]] || how+="; scenarios $depth"
 	if ((${#reasons[@]} == 0)); then
-		echo "PASS $id $KC_KREL$from: $ok ok, 0 not ok ($secs s, $cpus CPUs)${kunit:+; $kunit}"
+		echo "PASS $id $KC_KREL$from: $ok ok, 0 not ok ($how)${kunit:+; $kunit}"
 		return 0
 	fi
 	for scen in "${notok[@]}"; do echo "    $scen"; done
 	[[ -z $bad ]] || head -n 10 <<<"$bad" | sed 's/^/    | /'
 	echo "    log: $log"
 	line=$(printf '%s; ' "${reasons[@]}")
-	echo "FAIL $id $KC_KREL$from: $ok ok, $nok not ok ($secs s, $cpus CPUs)${kunit:+; $kunit} (${line%; })"
+	echo "FAIL $id $KC_KREL$from: $ok ok, $nok not ok ($how)${kunit:+; $kunit} (${line%; })"
 	return "$KC_FAIL"
 }
 
