@@ -11,17 +11,44 @@ KC_DKMS_CACHE=$KVMCHURN_CACHE/dkms
 # make, kmod, openssl), and what the package test builds with.
 KC_DKMS_BASE_PKGS="dkms make gcc libc6-dev kmod openssl xz-utils zstd ca-certificates"
 KC_DKMS_DEB_PKGS="build-essential dpkg-dev debhelper dh-dkms fakeroot python3"
-# The package test builds and installs on bookworm only (bullseye has no dh-dkms).
+# The package test builds and installs on bookworm only (bullseye has no dh-dkms); the
+# arm64 chroot only installs the arch-all kvmchurn-dkms that bookworm built.
 kc_release_pkgs() { echo "$KC_DKMS_BASE_PKGS$([[ $1 == bookworm ]] && echo " $KC_DKMS_DEB_PKGS")"; }
+# The headers metapackage the package test installs, so that DKMS builds for two kernels.
+kc_release_meta() { echo "linux-headers-$(kc_chroot_arch "$1")"; }
 
-# kc_release ID: the Debian release whose chroot builds ID's module.
+# kc_release ID: the chroot that builds ID's module: its Debian release, and -arm64 for an
+# arm64 one (bookworm's, run by the host through qemu-user-static: kc_foreign_ready).
 kc_release() {
 	case $1 in
 	x86_64-5.10) echo bullseye ;;
 	x86_64-6.1 | x86_64-6.12) echo bookworm ;;
 	x86_64-7.x) echo trixie ;;
+	arm64-6.1) echo bookworm-arm64 ;;
 	*) return 1 ;;
 	esac
+}
+
+# kc_chroot_arch CHROOT: its Debian architecture; kc_chroot_rel CHROOT: its release.
+kc_chroot_arch() { [[ $1 == *-arm64 ]] && echo arm64 || echo amd64; }
+kc_chroot_rel() { echo "${1%-arm64}"; }
+
+# kc_foreign_ready: the host runs arm64 programs (a chroot's dpkg, gcc, dkms) through
+# qemu-user-static's binfmt_misc entry. A Debian host with systemd registers it when the
+# package is installed; elsewhere (a container, a VM without systemd) the entry is
+# registered here from the package's own binfmt.d file, with its F flag (the interpreter
+# is opened now, so it works inside chroots).
+kc_foreign_ready() {
+	local bm=/proc/sys/fs/binfmt_misc conf=/usr/lib/binfmt.d/qemu-aarch64.conf
+	[[ $(head -n1 "$bm/qemu-aarch64" 2>/dev/null) != enabled ]] || return 0
+	[[ -r $conf ]] || kc_die "arm64 chroots need qemu-user-static (apt-get install qemu-user-static): no $conf"
+	[[ -e $bm/register ]] || mount -t binfmt_misc binfmt_misc "$bm" ||
+		kc_die "binfmt_misc could not be mounted on $bm (arm64 chroots need it)"
+	[[ -e $bm/qemu-aarch64 ]] || grep -v '^#' "$conf" >"$bm/register" ||
+		kc_die "registering $conf in $bm failed"
+	[[ $(head -n1 "$bm/qemu-aarch64" 2>/dev/null) == enabled ]] ||
+		kc_die "$bm/qemu-aarch64 is there but not enabled (echo 1 >$bm/qemu-aarch64)"
+	kc_log "dkms: arm64 programs run through qemu-user-static ($bm/qemu-aarch64 registered)"
 }
 
 # kc_dkms_chroot RELEASE HEADERS...: leave $KC_DKMS_CACHE/chroot/RELEASE ready with the base
@@ -29,21 +56,23 @@ kc_release() {
 # suite apt does not take by default, such as -backports) installed, and no other kernel's
 # headers: so that "every kernel with headers" is known. Sets KC_DKMS_ROOT.
 kc_dkms_chroot() {
-	local rel=$1 d=$KC_DKMS_CACHE/chroot/$1 t=$SECONDS h cmd
+	local rel=$1 d=$KC_DKMS_CACHE/chroot/$1 t=$SECONDS h cmd arch
 	shift
 	KC_DKMS_ROOT=$d
+	arch=$(kc_chroot_arch "$rel")
+	[[ $arch == amd64 ]] || kc_foreign_ready
 	if [[ ! -f $d/.kvmchurn-ok ]]; then
-		kc_log "dkms: creating the $rel chroot in $d (debootstrap and dkms, a few minutes)"
-		kc_debootstrap "$d" "$rel" || kc_die "debootstrap $rel failed (log: $d.log)"
-		kc_chroot_apt_config "$d" "$rel"
+		kc_log "dkms: creating the $rel chroot in $d (debootstrap and dkms, a few minutes$([[ $arch == amd64 ]] || echo "; emulated, ten or more"))"
+		kc_debootstrap "$d" "$(kc_chroot_rel "$rel")" --arch="$arch" || kc_die "debootstrap $rel failed (log: $d.log)"
+		kc_chroot_apt_config "$d" "$(kc_chroot_rel "$rel")"
 		kc_chroot_exec "$d" sh -c "apt-get -q update && apt-get -q -y install $(kc_release_pkgs "$rel")" \
 			>>"$d.log" 2>&1 || { tail -n 20 "$d.log" >&2; kc_die "$rel chroot: installing dkms failed (log: $d.log)"; }
 		touch "$d/.kvmchurn-ok"
 		kc_log "dkms: $rel chroot ready ($((SECONDS - t)) s)"
 	fi
-	kc_chroot_apt_config "$d" "$rel"
+	kc_chroot_apt_config "$d" "$(kc_chroot_rel "$rel")"
 	# headers of earlier runs are marked automatic, and go unless asked for again (or
-	# needed by linux-headers-amd64, which the package test installs on bookworm)
+	# needed by linux-headers-amd64 or -arm64, which the package test installs on bookworm)
 	cmd="apt-get -q update && hs=\$(dpkg-query -W -f '\${db:Status-Abbrev} \${Package}\\n' 'linux-headers-*' 2>/dev/null | awk '/^ii/ { print \$2 }') && { [ -z \"\$hs\" ] || apt-mark auto \$hs >/dev/null; }"
 	# a package list that grew since the chroot was made
 	cmd+=" && apt-get -q -y install $(kc_release_pkgs "$rel")"
@@ -54,7 +83,7 @@ kc_dkms_chroot() {
 			cmd+=" && apt-get -q -y install $h"
 		fi
 	done
-	[[ $rel != bookworm ]] || cmd+=" && apt-get -q -y install linux-headers-amd64"
+	[[ $(kc_chroot_rel "$rel") != bookworm ]] || cmd+=" && apt-get -q -y install $(kc_release_meta "$rel")"
 	cmd+=" && apt-get -q -y autoremove --purge && apt-get clean"
 	kc_chroot_exec "$d" sh -c "$cmd" >"$d.log" 2>&1 ||
 		{ tail -n 20 "$d.log" >&2; kc_die "$rel chroot: installing the headers failed (log: $d.log)"; }

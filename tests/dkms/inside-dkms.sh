@@ -2,12 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # Runs inside a throwaway overlay of a release's chroot (tests/dkms/run.sh), as root:
 # DKMS from the working tree for one kernel whose headers are installed as packages.
-#   inside-dkms.sh KREL
+#   inside-dkms.sh KREL [once]
+# once: a single build (an emulated arm64 chroot, where a build takes minutes): add,
+# build, install, status, signature, modprobe, remove; not autoinstall and make
+# dkms-install, the same dkms and Makefile that the release's amd64 chroot takes through.
 # /kvmchurn/src is the tree (what `make dkms-source` takes), /kvmchurn/out receives the
 # module DKMS installed (plain .ko) and the logs. One TAP line a check.
 # shellcheck disable=SC2015,SC2012 # ok/nok return 0, so A && ok || nok is if/else; ls of known names
 set -u
 krel=$1
+once=${2:-}
 src=/kvmchurn/src
 out=/kvmchurn/out
 ver=$(make -s --no-print-directory -C "$src" version)
@@ -138,6 +142,15 @@ is_state "" "after remove"
 [[ -z $(installed) ]] && ok "module file gone" || nok "module file gone: $(installed)"
 grep -q kvmchurn "/lib/modules/$krel/modules.dep" && nok "modules.dep still lists it" ||
 	ok "modules.dep no longer lists it"
+
+if [[ $once == once ]]; then
+	rm -rf "/usr/src/kvmchurn-$ver"
+	[[ ! -e /var/lib/dkms/kvmchurn/$ver && -z $(installed) ]] &&
+		ok "nothing of kvmchurn left in /var/lib/dkms, $moddir" ||
+		nok "nothing of kvmchurn left in /var/lib/dkms, $moddir"
+	tap_done
+	exit
+fi
 
 # AUTOINSTALL: what the kernel's postinst hook does for a new kernel
 check "dkms add again" dkms add -m kvmchurn -v "$ver"
