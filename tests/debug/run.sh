@@ -2,8 +2,9 @@
 # run.sh: the debug tier (`make check-debug`). On the debug kernel that kernel.sh
 # builds (KASAN, UBSAN, lockdep, kmemleak, KUnit, no BTF): the kernel's own checkpatch
 # on our kernel code, the build tier (module and KUnit suites, W=1 C=1), then the vm
-# tier with the KUnit scenario, the fault scenarios of scenarios/ and every scenario of
-# the other kernels. Each of those is a named test with a verdict; the last line is
+# tier with the KUnit scenario, the fault scenarios of scenarios/ and the scenarios of
+# the other kernels that run module code of their own (lib.sh's KC_DEBUG_SCENARIOS; all
+# of them with KVMCHURN_FULL=1). Each of those is a named test with a verdict; the last line is
 # "N passed, N failed", and the exit status is 1 if any failed. A scenario with a
 # "# boot: ARGS" line (68-lockdown: lockdown=integrity) runs in a boot of its own, with
 # ARGS on the kernel's command line and kvmchurn.ko also signed (signed/: with the
@@ -23,9 +24,9 @@ kc_stress_start
 KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-$((${KC_STRESSING:-0} > 0 ? 2400 : 1200))}
 KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-7200}
 export KVMCHURN_VM_SILENCE KVMCHURN_VM_TIMEOUT
-# 30-metrics' loads of 8 VMs, not 40: each end mode takes the same paths, counted as
-# exactly, and a VM is ten times as slow under KASAN and lockdep (40 made the tier
-# outgrow CI's 90 minutes)
+# 10-module-churn's and 30-metrics' loads of 8 VMs, not 40: each end mode takes the same
+# paths, counted as exactly, and a VM is ten times as slow under KASAN and lockdep (40
+# made the tier outgrow CI's 90 minutes)
 KVMCHURN_METRICS_VMS=${KVMCHURN_METRICS_VMS:-8}
 export KVMCHURN_METRICS_VMS
 kc_apt_setup

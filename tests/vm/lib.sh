@@ -27,6 +27,12 @@ KC_OPTIN_IDS="x86_64-6.12-cloud"
 # KVMCHURN_SCENARIOS chooses for every id instead.
 KC_WIDE_IDS="x86_64-6.1 arm64-7.x"
 KC_CORE_SCENARIOS="00-* 10-* 30-* 90-* 95-*"
+# The debug kernels: every scenario of their own (tests/debug/scenarios) and each of the
+# vm tier's that runs module code the others do not. Not 20-load-modes and 35-backing
+# (the client's end modes and the guest's backings take 30-metrics' probe paths again)
+# nor 60-control (its writes are 74-fault-fuzz-controls', 95's and 68-lockdown's, its
+# rmmod under load 70-fault-insmod-loop's): a VM is ten times as slow there.
+KC_DEBUG_SCENARIOS="0* 10-* 30-* 4* 5* 62-* 65-* 68-* 7* 8* 9*"
 # The debug kernel we build ourselves (tests/debug): asked for by name, never by default.
 # KVMCHURN_DEBUG_ID=x86_64-debug-rt: the same with PREEMPT_RT (make check-debug-rt).
 KC_DEBUG_ID=${KVMCHURN_DEBUG_ID:-x86_64-debug}
@@ -94,8 +100,11 @@ kc_ids() {
 
 # kc_depth ID: the scenario globs `make check` runs on ID (KC_WIDE_IDS), none for every one.
 kc_depth() {
-	[[ -z ${KVMCHURN_FULL:-} && " $KC_WIDE_IDS $KC_DEBUG_ID " != *" $1 "* ]] || return 0
-	echo "$KC_CORE_SCENARIOS"
+	[[ -z ${KVMCHURN_FULL:-} && " $KC_WIDE_IDS " != *" $1 "* ]] || return 0
+	case $1 in
+	x86_64-debug | x86_64-debug-rt) echo "$KC_DEBUG_SCENARIOS" ;;
+	*) echo "$KC_CORE_SCENARIOS" ;;
+	esac
 }
 
 # kc_spec ID: what the matrix says about one kernel. An id is ARCH-SERIES[-FLAVOUR]; the

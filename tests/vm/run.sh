@@ -13,7 +13,8 @@
 # KVMCHURN_MODULE_DIR (boot DIR/<id>/kvmchurn.ko instead of building one: the dkms tier),
 # KVMCHURN_SCENARIO_DIR (run its *.sh instead of scenarios/: make bench), KVMCHURN_GUEST_DIR
 # (its contents copied into the guest's /kvmchurn, e.g. bin/forkexit: make bench),
-# KVMCHURN_METRICS_VMS (VMs of each of 30-metrics' loads, default 40: the debug tier's 8),
+# KVMCHURN_METRICS_VMS (VMs of 10-module-churn's load and each of 30-metrics', default 40:
+# the debug tier's 8),
 # KVMCHURN_OUT (where the handed-back files and verdicts go, default $KVMCHURN_CACHE/out),
 # KVMCHURN_ICOUNT (QEMU's -icount shift: the guest clock counts instructions, one vCPU thread;
 # make bench), KVMCHURN_VM_MEM (the guest's memory in MiB instead of the kernel's -m:
@@ -338,7 +339,7 @@ kc_vm_one() {
 	# which scenarios ran: "all", or their numbers where make check's depth left some out
 	depth=all
 	[[ -z ${KVMCHURN_SCENARIOS:-} && -z $(kc_depth "$id") ]] ||
-		depth=$(kc_scenarios "$id" | sed 's|.*/||; s|-.*||' | paste -sd ' ')
+		depth=$(kc_scenarios "$id" | sed 's|.*/||; s|-.*||' | sort | paste -sd ' ')
 	# the verdict stays with the files handed back (tests/vm/compatibility.sh reads it);
 	# not a bench's, which runs no test scenario
 	mkdir -p "$KC_OUT/$id"
