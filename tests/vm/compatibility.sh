@@ -56,6 +56,8 @@ for id in "${ids[@]}"; do
 	if [[ -f $res/$id ]]; then
 		IFS=$'\t' read -r dverdict dver dok dnok <"$res/$id"
 		dk="$dverdict: dkms $dver, $dok ok, $dnok not ok"
+	elif [[ $id == *-rt || $id == *-cloud ]]; then
+		dk="not tested (the dkms tier builds for the generic flavours)"
 	elif [[ $id == arm64-* ]]; then
 		dk="not tested (the dkms tier's arm64 chroot is bookworm's: arm64-6.1)"
 	elif [[ $id == "$KC_DEBUG_ID" ]]; then
