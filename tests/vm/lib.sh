@@ -145,7 +145,8 @@ kc_spec() {
 		# __typeof_unqual__, which only sid's sparse knows (Debian's others are 0.6.4)
 		KC_SUITES="trixie-backports" KC_ABI_RE='7\.[0-9]+\.[0-9]+\+deb13(\.[0-9]+)?' KC_USE_CHROOT=1
 		KC_CHECK=$KC_SID_SPARSE ;;
-	x86_64-debug) # x86_64-debug and x86_64-debug-rt: built from linux-source by tests/debug/kernel.sh, not downloaded
+	x86_64-debug) # x86_64-debug and x86_64-debug-rt (series debug, flavour rt): built
+		# from linux-source by tests/debug/kernel.sh, not downloaded
 		KC_SUITES="bookworm-security bookworm-backports" KC_ABI_RE='' ;;
 	*) kc_die "no spec for '$KC_ID'" ;;
 	esac

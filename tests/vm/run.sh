@@ -51,13 +51,23 @@ KC_BAD_DEBUG='possible recursive locking|inconsistent lock state|suspicious RCU 
 KC_HARMLESS='loading out-of-tree module taints kernel|module verification failed|Skipping BTF generation|hrtimer: interrupt took|user requested TSC rate below hardware speed'
 KC_FAIL=3 # kc_vm_one's status for a judged failure; anything else non-zero is a harness error
 
+# kc_scenario_globs ID: the globs that choose ID's scenarios, none for all of them:
+# KVMCHURN_SCENARIOS, else make check's depth (lib.sh's kc_depth), which is for the vm
+# tier's own scenarios, not a KVMCHURN_SCENARIO_DIR's.
+kc_scenario_globs() {
+	if [[ -n ${KVMCHURN_SCENARIOS:-} ]]; then
+		echo "$KVMCHURN_SCENARIOS"
+	elif [[ -z ${KVMCHURN_SCENARIO_DIR:-} ]]; then
+		kc_depth "$1"
+	fi
+}
+
 # kc_scenarios ID: the scenario files for ID (paths), after KVMCHURN_SCENARIOS, of this
 # boot (those with a "# boot: ARGS" line only when KVMCHURN_BOOT is ARGS, the others only
 # without it).
 kc_scenarios() {
-	local f n g globs=${KVMCHURN_SCENARIOS:-}
-	# make check's depth (lib.sh's kc_depth) is for the vm tier's own scenarios
-	[[ -n $globs || -n ${KVMCHURN_SCENARIO_DIR:-} ]] || globs=$(kc_depth "$1")
+	local f n g globs
+	globs=$(kc_scenario_globs "$1")
 	{
 		ls "${KVMCHURN_SCENARIO_DIR:-$KC_VM_DIR/scenarios}"/*.sh
 		[[ $1 != "$KC_DEBUG_ID" || -n ${KVMCHURN_SCENARIO_DIR:-} ]] || ls "$KC_TOP"/tests/debug/scenarios/*.sh
@@ -338,7 +348,7 @@ kc_vm_one() {
 	kunit=$(sed -n 's/^kunit //p' <<<"$judged" | tail -n1)
 	# which scenarios ran: "all", or their numbers where make check's depth left some out
 	depth=all
-	[[ -z ${KVMCHURN_SCENARIOS:-} && -z $(kc_depth "$id") ]] ||
+	[[ -z $(kc_scenario_globs "$id") ]] ||
 		depth=$(kc_scenarios "$id" | sed 's|.*/||; s|-.*||' | sort | paste -sd ' ')
 	# the verdict stays with the files handed back (tests/vm/compatibility.sh reads it);
 	# not a bench's, which runs no test scenario
