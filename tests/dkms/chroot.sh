@@ -14,7 +14,8 @@ KC_DKMS_DEB_PKGS="build-essential dpkg-dev debhelper dh-dkms fakeroot python3"
 # The package test builds and installs on bookworm only (bullseye has no dh-dkms); the
 # arm64 chroot only installs the arch-all kvmchurn-dkms that bookworm built.
 kc_release_pkgs() { echo "$KC_DKMS_BASE_PKGS$([[ $1 == bookworm ]] && echo " $KC_DKMS_DEB_PKGS")"; }
-# The headers metapackage the package test installs, so that DKMS builds for two kernels.
+# The headers metapackage the package test installs (on amd64 bookworm, a second kernel
+# beside 6.12 for DKMS to build for; on arm64, the one kernel).
 kc_release_meta() { echo "linux-headers-$(kc_chroot_arch "$1")"; }
 
 # kc_release ID: the chroot that builds ID's module: its Debian release, and -arm64 for an
@@ -56,21 +57,21 @@ kc_foreign_ready() {
 # suite apt does not take by default, such as -backports) installed, and no other kernel's
 # headers: so that "every kernel with headers" is known. Sets KC_DKMS_ROOT.
 kc_dkms_chroot() {
-	local rel=$1 d=$KC_DKMS_CACHE/chroot/$1 t=$SECONDS h cmd arch
+	local rel=$1 d=$KC_DKMS_CACHE/chroot/$1 t=$SECONDS h cmd arch dist
 	shift
 	KC_DKMS_ROOT=$d
-	arch=$(kc_chroot_arch "$rel")
+	arch=$(kc_chroot_arch "$rel") dist=$(kc_chroot_rel "$rel")
 	[[ $arch == amd64 ]] || kc_foreign_ready
 	if [[ ! -f $d/.kvmchurn-ok ]]; then
 		kc_log "dkms: creating the $rel chroot in $d (debootstrap and dkms, a few minutes$([[ $arch == amd64 ]] || echo "; emulated, ten or more"))"
-		kc_debootstrap "$d" "$(kc_chroot_rel "$rel")" --arch="$arch" || kc_die "debootstrap $rel failed (log: $d.log)"
-		kc_chroot_apt_config "$d" "$(kc_chroot_rel "$rel")"
+		kc_debootstrap "$d" "$dist" --arch="$arch" || kc_die "debootstrap $rel failed (log: $d.log)"
+		kc_chroot_apt_config "$d" "$dist"
 		kc_chroot_exec "$d" sh -c "apt-get -q update && apt-get -q -y install $(kc_release_pkgs "$rel")" \
 			>>"$d.log" 2>&1 || { tail -n 20 "$d.log" >&2; kc_die "$rel chroot: installing dkms failed (log: $d.log)"; }
 		touch "$d/.kvmchurn-ok"
 		kc_log "dkms: $rel chroot ready ($((SECONDS - t)) s)"
 	fi
-	kc_chroot_apt_config "$d" "$(kc_chroot_rel "$rel")"
+	kc_chroot_apt_config "$d" "$dist"
 	# headers of earlier runs are marked automatic, and go unless asked for again (or
 	# needed by linux-headers-amd64 or -arm64, which the package test installs on bookworm)
 	cmd="apt-get -q update && hs=\$(dpkg-query -W -f '\${db:Status-Abbrev} \${Package}\\n' 'linux-headers-*' 2>/dev/null | awk '/^ii/ { print \$2 }') && { [ -z \"\$hs\" ] || apt-mark auto \$hs >/dev/null; }"
@@ -83,7 +84,7 @@ kc_dkms_chroot() {
 			cmd+=" && apt-get -q -y install $h"
 		fi
 	done
-	[[ $(kc_chroot_rel "$rel") != bookworm ]] || cmd+=" && apt-get -q -y install $(kc_release_meta "$rel")"
+	[[ $dist != bookworm ]] || cmd+=" && apt-get -q -y install $(kc_release_meta "$rel")"
 	cmd+=" && apt-get -q -y autoremove --purge && apt-get clean"
 	kc_chroot_exec "$d" sh -c "$cmd" >"$d.log" 2>&1 ||
 		{ tail -n 20 "$d.log" >&2; kc_die "$rel chroot: installing the headers failed (log: $d.log)"; }

@@ -169,7 +169,7 @@ main() {
 		for id in "${rel_ids[@]}"; do
 			# every step on the release's first kernel, one build on the others and
 			# on the emulated arm64 chroot (where a build takes minutes)
-			if kc_dkms_one "$id" "$([[ ${rel_ids[0]} == "$id" && $rel != *-arm64 ]] || echo once)"; then
+			if kc_dkms_one "$id" "$([[ ${rel_ids[0]} == "$id" && $(kc_chroot_arch "$rel") == amd64 ]] || echo once)"; then
 				passed=$((passed + 1))
 				vm_ids+=("$id")
 			else
