@@ -6,7 +6,7 @@
 # value, every histogram's slots add up to its count) and reset still works.
 # shellcheck source=../../vm/guest/tap.sh
 . /kvmchurn/tap.sh
-N=60
+N=30
 rm -f /tmp/kc.stop /tmp/kc.rerr /tmp/kc.werr /tmp/kc.bad /tmp/kc.n.*
 
 # loop NAME COMMAND...: COMMAND again and again until /tmp/kc.stop exists;

@@ -1,12 +1,12 @@
 #!/bin/sh
 # 72-fault-small-table (debug kernel): a pairing table of 8 entries, and VM
-# records for 4 live VMs, under 100 VMs at -j 8. Both overflow: the drops and
+# records for 4 live VMs, under 50 VMs at -j 8. Both overflow: the drops and
 # evictions are counted (checks flags the drops), and nothing else breaks:
 # what needs no pairing is still exact, no count exceeds what happened, every
 # VM is either finished or evicted, and both tables are empty again at rest.
 # shellcheck source=../../vm/guest/tap.sh
 . /kvmchurn/tap.sh
-N=100
+N=50
 IRQFDS=8
 LOAD="-n $N -j 8 --vcpus 2 --irqfds $IRQFDS --mem 16 --end kill"
 
