@@ -40,10 +40,12 @@ kc_load_env "$KC_DEBUG_ID"
 # boots: one line a boot that the scenarios asked for (KVMCHURN_SCENARIOS) need: "-" for
 # those without a "# boot:" line, else the line's ARGS; the first boot when none matched.
 boots() {
-	local f n g b sel list=''
+	local f n g b sel list='' globs=()
+	# read, not word-split: a glob such as "*" must not expand against the current folder
+	read -r -a globs <<<"${KVMCHURN_SCENARIOS:-}"
 	for f in "$KC_TOP"/tests/vm/scenarios/*.sh "$here"/scenarios/*.sh; do
 		n=${f##*/} sel=${KVMCHURN_SCENARIOS:+0}
-		for g in ${KVMCHURN_SCENARIOS:-}; do
+		for g in "${globs[@]}"; do
 			# shellcheck disable=SC2053 # $g is a glob on purpose
 			if [[ $n == $g ]]; then sel=1; break; fi
 		done

@@ -7,8 +7,9 @@
 #    (6.12) when an open races rmmod in the instant between the module's last
 #    reference going and its state becoming GOING, where try_module_get() fails
 #    on a module that still looks live. 62-access races opens with rmmod on
-#    purpose (seen once, arm64 6.12 on 2026-12-03); that the files are gone
-#    after rmmod it checks itself.
+#    purpose (seen on arm64 6.12 on 2026-12-03, and on the debug kernel on
+#    2026-12-04, where panic_on_warn made it a panic: 62 turns that off for
+#    its race); that the files are gone after rmmod it checks itself.
 function known(s) { return index(s, "debugfs file owner did not clean up at exit") }
 index($0, "------------[ cut here ]------------") { n = 0; inb = 1; drop = 0 }
 inb {
