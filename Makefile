@@ -60,6 +60,10 @@ endif
 kunit:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kunit modules
 
+# make bench's configuration F: kvmchurn's probes with empty handlers (tests/bench/floor).
+bench-floor:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/bench/floor modules
+
 # userspace/Makefile builds it, one object a file.
 client:
 	$(MAKE) -C userspace
@@ -112,6 +116,7 @@ dkms-remove:
 clean: clean-userspace
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(if $(wildcard tests/kunit),-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kunit clean)
+	$(if $(wildcard tests/bench/floor),-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/bench/floor clean)
 
 # Without a kernel's build folder (debian/rules clean): the client and the unit tests.
 clean-userspace:
@@ -130,7 +135,7 @@ CHECKPATCH_FLAGS := --no-tree --strict --quiet --show-types
 KC_STYLE_OWN := module/compat.h module/kvmchurn_abi.h
 style:
 	@test -x $(CHECKPATCH) || { echo "$(CHECKPATCH) not found: pass CHECKPATCH=/path/to/linux/scripts/checkpatch.pl" >&2; exit 2; }
-	$(CHECKPATCH) $(CHECKPATCH_FLAGS) -f $(filter-out $(KC_STYLE_OWN),$(filter-out %.mod.c,$(wildcard module/*.[ch] tests/kunit/*.[ch])))
+	$(CHECKPATCH) $(CHECKPATCH_FLAGS) -f $(filter-out $(KC_STYLE_OWN),$(filter-out %.mod.c,$(wildcard module/*.[ch] tests/kunit/*.[ch] tests/bench/floor/*.[ch])))
 	$(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f module/compat.h
 	$(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON -f module/kvmchurn_abi.h
 
@@ -140,7 +145,8 @@ check: check-unit check-build check-vm check-dkms check-qemu check-debug
 check-quick: check-unit check-build
 
 # check on every kernel with every scenario (tests/vm/lib.sh's KC_WIDE_IDS: check runs
-# all of them on some kernels only, to fit CI's 90 minutes), and the RT debug kernel.
+# all of them on some kernels only, to fit CI's 90 minutes), DKMS in the emulated arm64
+# chroot (tests/dkms/run.sh), and the RT debug kernel.
 check-full:
 	KVMCHURN_FULL=1 $(MAKE) check check-debug-rt
 
@@ -204,5 +210,5 @@ check-debug-rt:
 
 .PHONY: all module client version cflags products install install-client uninstall clean \
 	clean-userspace style check \
-	check-quick check-full check-unit check-build check-vm check-debug check-debug-rt check-dkms check-qemu kunit \
+	check-quick check-full check-unit check-build check-vm check-debug check-debug-rt check-dkms check-qemu kunit bench-floor \
 	dkms-source dkms-install dkms-remove compatibility bench bench-profile bench-backing

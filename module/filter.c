@@ -5,28 +5,68 @@
  * A task matches when the comm of its thread-group leader is one of the
  * filter's names, so a VMM's threads (Firecracker's "fc_vcpu 0") count as
  * the VMM. "*" matches every task. The filter is read in probe context under
- * RCU and replaced as a whole, never edited in place.
+ * RCU, as a preemption-disabled reader (cheaper than rcu_read_lock() on
+ * preemptible kernels, and kfree_rcu() waits for such readers too), and
+ * replaced as a whole, never edited in place.
+ *
+ * Every exit on the host asks three times (exit_mmap, sched_process_exit,
+ * exit_files), and almost always of a task that is not traced: a name is
+ * compared as two words under a mask, and each CPU keeps the answer for the
+ * last exiting task it asked about, so an exit evaluates the filter once.
  */
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "compat.h"
 #include "kvmchurn.h"
 
+/* A name as the comm it matches: its bytes and NUL, the rest masked off. */
+struct kc_filter_key {
+	u64 word[2];
+	u64 mask[2];
+};
+
 struct kc_filter {
 	struct rcu_head rcu;
 	bool all;
 	unsigned int nr;
+	u64 seq;		/* which filter this is, for the memo */
+	struct kc_filter_key keys[KC_FILTER_MAX_NAMES];
 	char names[KC_FILTER_MAX_NAMES][KC_COMM_LEN];
 };
 
-/* The client checks names against the same length. */
+/*
+ * The last exiting task a CPU asked about: the task, by address and by its
+ * start time (an address is reused), and the filter, by seq (so is a
+ * filter's).
+ */
+struct kc_filter_memo {
+	const struct task_struct *task;
+	u64 start_time;
+	u64 seq;
+	bool match;
+};
+
+/* The client checks names against the same length; a key holds a comm. */
 static_assert(KC_COMM_LEN == TASK_COMM_LEN);
+static_assert(sizeof_field(struct kc_filter_key, word) == TASK_COMM_LEN);
 
 static struct kc_filter __rcu *kc_filter;
 static DEFINE_MUTEX(kc_filter_lock);	/* serializes writers */
+static u64 kc_filter_seq;		/* under kc_filter_lock */
+static DEFINE_PER_CPU(struct kc_filter_memo, kc_filter_memos);
+
+static void kc_filter_key_set(struct kc_filter_key *k, const char *name,
+			      size_t len)
+{
+	memset(k, 0, sizeof(*k));
+	memcpy(k->word, name, len);
+	memset(k->mask, 0xff, len + 1);
+}
 
 /*
  * Parses "a b,c" into @f. -EINVAL on an empty list, a name of 16 characters
@@ -50,6 +90,7 @@ static int kc_filter_parse(const char *spec, struct kc_filter *f)
 		if (len == sizeof(KC_FILTER_ALL) - 1 &&
 		    !memcmp(p, KC_FILTER_ALL, len))
 			f->all = true;
+		kc_filter_key_set(&f->keys[f->nr], p, len);
 		memcpy(f->names[f->nr++], p, len);
 		p += len;
 	}
@@ -58,26 +99,63 @@ static int kc_filter_parse(const char *spec, struct kc_filter *f)
 	return 0;
 }
 
-bool kc_filter_match(struct task_struct *t)
+/* Whether @t's leader's comm is one of @f's names. */
+static bool kc_filter_names(const struct kc_filter *f, struct task_struct *t)
 {
 	struct task_struct *leader = READ_ONCE(t->group_leader);
-	char comm[TASK_COMM_LEN];
-	const struct kc_filter *f;
-	bool match = false;
+	u64 c[2];
 	unsigned int i;
 
 	/* A racing prctl(PR_SET_NAME) can only make this one read wrong. */
-	memcpy(comm, leader->comm, sizeof(comm));
-	comm[TASK_COMM_LEN - 1] = '\0';
+	memcpy(c, leader->comm, sizeof(c));
+	for (i = 0; i < f->nr; i++) {
+		const struct kc_filter_key *k = &f->keys[i];
 
-	rcu_read_lock();
-	f = rcu_dereference(kc_filter);
-	if (f) {
-		match = f->all;
-		for (i = 0; i < f->nr && !match; i++)
-			match = !strcmp(comm, f->names[i]);
+		if ((c[0] & k->mask[0]) == k->word[0] &&
+		    (c[1] & k->mask[1]) == k->word[1])
+			return true;
 	}
-	rcu_read_unlock();
+	return false;
+}
+
+/*
+ * kc_filter_names() of current, which is exiting: its comm no longer
+ * changes. Only in task context, so that no probe interrupts another's use
+ * of the memo, and with preemption off (the caller's RCU read side), so
+ * that no other task's does.
+ */
+static bool kc_filter_exiting(const struct kc_filter *f)
+{
+	struct kc_filter_memo *m = this_cpu_ptr(&kc_filter_memos);
+	bool match;
+
+	if (m->task == current && m->start_time == current->start_time &&
+	    m->seq == f->seq) {
+		match = m->match;
+	} else {
+		match = kc_filter_names(f, current);
+		m->task = current;
+		m->start_time = current->start_time;
+		m->seq = f->seq;
+		m->match = match;
+	}
+	return match;
+}
+
+bool kc_filter_match(struct task_struct *t)
+{
+	const struct kc_filter *f;
+	bool match = false;
+
+	rcu_read_lock_sched_notrace();
+	f = rcu_dereference_sched(kc_filter);
+	if (f && f->all)
+		match = true;
+	else if (f && t == current && (t->flags & PF_EXITING) && in_task())
+		match = kc_filter_exiting(f);
+	else if (f)
+		match = kc_filter_names(f, t);
+	rcu_read_unlock_sched_notrace();
 	return match;
 }
 
@@ -86,10 +164,10 @@ bool kc_filter_all(void)
 	const struct kc_filter *f;
 	bool all;
 
-	rcu_read_lock();
-	f = rcu_dereference(kc_filter);
+	rcu_read_lock_sched_notrace();
+	f = rcu_dereference_sched(kc_filter);
 	all = f && f->all;
-	rcu_read_unlock();
+	rcu_read_unlock_sched_notrace();
 	return all;
 }
 
@@ -136,6 +214,7 @@ int kc_filter_set(const char *spec)
 		return err;
 	}
 	mutex_lock(&kc_filter_lock);
+	f->seq = ++kc_filter_seq;
 	old = rcu_replace_pointer(kc_filter, f, lockdep_is_held(&kc_filter_lock));
 	mutex_unlock(&kc_filter_lock);
 	kfree_rcu(old, rcu);

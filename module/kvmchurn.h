@@ -122,6 +122,7 @@ enum kc_pair_kind {
 	KC_PAIR_FILES,		/* tgid -> longest exit_files() of its threads */
 	KC_PAIR_UEVENT,		/* creator's pid -> its traced VMs not destroyed */
 	KC_PAIR_FIRST_RUN,	/* struct kvm * whose first KVM_RUN is timed */
+	KC_NR_PAIR_KINDS
 };
 
 enum kc_pair_result { KC_PAIR_ADDED, KC_PAIR_EXISTS, KC_PAIR_FULL };
@@ -149,6 +150,7 @@ void kc_pair_inc(enum kc_pair_kind kind, u64 id, u64 ts);
 bool kc_pair_dec(enum kc_pair_kind kind, u64 id);
 void kc_pairs_stats(struct kc_pair_stats *st);
 unsigned int kc_pairs_count(enum kc_pair_kind kind);
+unsigned int kc_pairs_live_count(enum kc_pair_kind kind);
 void kc_pairs_mem(struct kc_mem *mem);
 
 /* vms.c: a record a VM of a traced process, and the last and slowest. */

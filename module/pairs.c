@@ -11,6 +11,10 @@
  * older than KC_PAIR_MAX_AGE (an end event that never came, say a zombie
  * that is never reaped) may be taken over; an insert that finds its bucket
  * full of live entries is dropped and counted.
+ *
+ * Every task freed on the host looks up three kinds, and almost never finds
+ * one: a count of the live entries of each kind lets a lookup of a kind that
+ * has none return before it hashes or touches the table.
  */
 #include <linux/hash.h>
 #include <linux/log2.h>
@@ -43,6 +47,13 @@ static struct kc_pair_bucket *kc_buckets;
 static unsigned int kc_bucket_bits;
 static atomic64_t kc_pairs_dropped = ATOMIC64_INIT(0);
 static atomic64_t kc_pairs_aged = ATOMIC64_INIT(0);
+static atomic_t kc_pairs_live[KC_NR_PAIR_KINDS];
+
+/* No entry of @kind (enum kc_pair_kind) exists: a lookup has nothing to find. */
+static inline bool kc_pair_none(enum kc_pair_kind kind)
+{
+	return !atomic_read(&kc_pairs_live[kind]);
+}
 
 static inline struct kc_pair_bucket *kc_pair_bucket(u32 kind, u64 id)
 {
@@ -62,6 +73,13 @@ static struct kc_pair *kc_pair_find(struct kc_pair_bucket *b, u32 kind, u64 id)
 	return NULL;
 }
 
+static void kc_pair_free(struct kc_pair_bucket *b, struct kc_pair *e)
+{
+	atomic_dec(&kc_pairs_live[e->kind - 1]);
+	e->kind = 0;
+	WRITE_ONCE(b->used, b->used - 1);
+}
+
 /* A free way, or the oldest one if it is stale; NULL when the bucket is full. */
 static struct kc_pair *kc_pair_room(struct kc_pair_bucket *b, u64 now)
 {
@@ -79,8 +97,7 @@ static struct kc_pair *kc_pair_room(struct kc_pair_bucket *b, u64 now)
 	/* @now may be older than an entry: a caller read the clock, then waited */
 	if (oldest && now > oldest->ts && now - oldest->ts > KC_PAIR_MAX_AGE) {
 		atomic64_inc(&kc_pairs_aged);
-		oldest->kind = 0;
-		WRITE_ONCE(b->used, b->used - 1);
+		kc_pair_free(b, oldest);
 		return oldest;
 	}
 	return NULL;
@@ -95,12 +112,7 @@ static void kc_pair_fill(struct kc_pair_bucket *b, struct kc_pair *e, u32 kind,
 	e->val = 0;
 	e->claimed = 0;
 	WRITE_ONCE(b->used, b->used + 1);
-}
-
-static void kc_pair_free(struct kc_pair_bucket *b, struct kc_pair *e)
-{
-	e->kind = 0;
-	WRITE_ONCE(b->used, b->used - 1);
+	atomic_inc(&kc_pairs_live[kind - 1]);
 }
 
 enum kc_pair_result kc_pair_add(enum kc_pair_kind kind, u64 id, u64 ts,
@@ -138,12 +150,15 @@ enum kc_pair_result kc_pair_add(enum kc_pair_kind kind, u64 id, u64 ts,
  */
 bool kc_pair_get(enum kc_pair_kind kind, u64 id, enum kc_pair_op op, u64 *ts)
 {
-	struct kc_pair_bucket *b = kc_pair_bucket(kind + 1, id);
+	struct kc_pair_bucket *b;
 	unsigned long flags;
 	struct kc_pair *e;
 	bool found;
 
-	/* Most lookups (every task freed on the host) find an empty bucket. */
+	if (kc_pair_none(kind))
+		return false;
+	/* Most of the others find an empty bucket. */
+	b = kc_pair_bucket(kind + 1, id);
 	if (!READ_ONCE(b->used))
 		return false;
 
@@ -196,10 +211,13 @@ void kc_pair_max(enum kc_pair_kind kind, u64 id, u64 ts, u64 val)
 /* Removes (@kind, @id) and gives its kc_pair_max() value. */
 bool kc_pair_take_max(enum kc_pair_kind kind, u64 id, u64 *val)
 {
-	struct kc_pair_bucket *b = kc_pair_bucket(kind + 1, id);
+	struct kc_pair_bucket *b;
 	unsigned long flags;
 	struct kc_pair *e;
 
+	if (kc_pair_none(kind))
+		return false;
+	b = kc_pair_bucket(kind + 1, id);
 	if (!READ_ONCE(b->used))
 		return false;
 	raw_spin_lock_irqsave(&b->lock, flags);
@@ -232,10 +250,13 @@ void kc_pair_inc(enum kc_pair_kind kind, u64 id, u64 ts)
  */
 bool kc_pair_dec(enum kc_pair_kind kind, u64 id)
 {
-	struct kc_pair_bucket *b = kc_pair_bucket(kind + 1, id);
+	struct kc_pair_bucket *b;
 	unsigned long flags;
 	struct kc_pair *e;
 
+	if (kc_pair_none(kind))
+		return false;
+	b = kc_pair_bucket(kind + 1, id);
 	if (!READ_ONCE(b->used))
 		return false;
 	raw_spin_lock_irqsave(&b->lock, flags);
@@ -256,6 +277,12 @@ void kc_pairs_stats(struct kc_pair_stats *st)
 		st->used += READ_ONCE(kc_buckets[i].used);
 	st->dropped = atomic64_read(&kc_pairs_dropped);
 	st->aged = atomic64_read(&kc_pairs_aged);
+}
+
+/* The live count of @kind, which lets lookups of an absent kind skip the table. */
+unsigned int kc_pairs_live_count(enum kc_pair_kind kind)
+{
+	return atomic_read(&kc_pairs_live[kind]);
 }
 
 /* Entries of one kind: the checks compare exits with reaps still to come. */
@@ -297,6 +324,8 @@ int kc_pairs_init(unsigned int capacity)
 		return -ENOMEM;
 	for (i = 0; i < nr; i++)
 		raw_spin_lock_init(&kc_buckets[i].lock);
+	for (i = 0; i < KC_NR_PAIR_KINDS; i++)
+		atomic_set(&kc_pairs_live[i], 0);
 	return 0;
 }
 

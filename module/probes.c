@@ -49,6 +49,7 @@ struct kc_kret_ops {
 	kc_want_fn want;
 	kc_done_fn done;
 	kc_stands_fn stands;	/* NULL: every candidate */
+	kretprobe_handler_t entry;	/* NULL: kc_kret_entry() */
 };
 
 struct kc_kret {
@@ -501,6 +502,61 @@ static bool kc_stage2_stands(unsigned int c)
 	return c != KC_STAGE2_WHOLE || !KC_STAGE2_SPLIT;
 }
 
+/* One per row of KC_KRETPROBES, filled from the table by kc_krets_init(). */
+static struct kc_kret kc_krets[KC_NR_KRETPROBES];
+
+/*
+ * A call's entry: counted, then @want decides whether it is timed (0) or let
+ * go (1). Inlined into each entry handler, so that a constant @want is a
+ * direct call.
+ */
+static __always_inline int kc_kret_enter(struct kc_kret *k,
+					 struct kretprobe_instance *ri,
+					 struct pt_regs *regs, kc_want_fn want)
+{
+	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
+
+	this_cpu_inc(*k->hits);
+	d->vm = 0;
+	d->vm_by = KC_VM_BY_TGID;
+	if (!want(k, ri, regs))
+		return 1;
+	d->start = kc_now();
+	return 0;
+}
+
+static int kc_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kc_kret *k = container_of(kc_kretprobe_of(ri), struct kc_kret, rp);
+
+	return kc_kret_enter(k, ri, regs, k->ops.want);
+}
+
+NOKPROBE_SYMBOL(kc_kret_entry);
+
+/*
+ * Every exit on the host passes exit_mmap and exit_files, nearly always in a
+ * process that is not traced: entries of their own, which know their probe
+ * and call their hook without an indirect call.
+ */
+static int kc_exit_mmap_entry(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	return kc_kret_enter(&kc_krets[KC_KRET_EXIT_MMAP], ri, regs,
+			     kc_want_exit_mmap);
+}
+
+NOKPROBE_SYMBOL(kc_exit_mmap_entry);
+
+static int kc_exit_files_entry(struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	return kc_kret_enter(&kc_krets[KC_KRET_EXIT_FILES], ri, regs,
+			     kc_want_traced);
+}
+
+NOKPROBE_SYMBOL(kc_exit_files_entry);
+
 /* The kretprobes whose hooks are not kc_want_traced() alone. */
 static const struct kc_kret_ops kc_kret_ops[KC_NR_KRETPROBES] = {
 	[KC_KRET_KVM_DEV_IOCTL] = { kc_want_create_vm, kc_done_create_vm },
@@ -510,8 +566,10 @@ static const struct kc_kret_ops kc_kret_ops[KC_NR_KRETPROBES] = {
 	[KC_KRET_KVM_DESTROY_VCPUS] = { kc_want_traced_kvm, NULL },
 	[KC_KRET_KVM_MMU_TEARDOWN] = { kc_want_traced_kvm, NULL },
 	[KC_KRET_STAGE2_DESTROY] = { kc_want_traced, NULL, kc_stage2_stands },
-	[KC_KRET_EXIT_MMAP] = { kc_want_exit_mmap, NULL },
-	[KC_KRET_EXIT_FILES] = { kc_want_traced, kc_done_exit_files },
+	[KC_KRET_EXIT_MMAP] = { kc_want_exit_mmap, NULL, NULL,
+				kc_exit_mmap_entry },
+	[KC_KRET_EXIT_FILES] = { kc_want_traced, kc_done_exit_files, NULL,
+				 kc_exit_files_entry },
 	[KC_KRET_KVM_VM_RELEASE] = { kc_want_vm_release, kc_done_vm_release },
 	[KC_KRET_KVM_IRQFD] = { kc_want_irqfd, NULL },
 	[KC_KRET_IRQ_BYPASS_UNREGISTER] = { kc_want_unregister,
@@ -527,9 +585,6 @@ static const struct kc_kret_ops kc_kret_ops[KC_NR_KRETPROBES] = {
 					      kc_done_mn_unregister },
 };
 
-/* One per row of KC_KRETPROBES, filled from the table by kc_krets_init(). */
-static struct kc_kret kc_krets[KC_NR_KRETPROBES];
-
 static void kc_krets_init(void)
 {
 	unsigned int i;
@@ -544,24 +599,10 @@ static void kc_krets_init(void)
 		k->ops = kc_kret_ops[i];
 		if (!k->ops.want)
 			k->ops.want = kc_want_traced;
+		if (!k->ops.entry)
+			k->ops.entry = kc_kret_entry;
 	}
 }
-
-static int kc_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct kc_kret *k = container_of(kc_kretprobe_of(ri), struct kc_kret, rp);
-	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
-
-	this_cpu_inc(*k->hits);
-	d->vm = 0;
-	d->vm_by = KC_VM_BY_TGID;
-	if (!k->ops.want(k, ri, regs))
-		return 1;
-	d->start = kc_now();
-	return 0;
-}
-
-NOKPROBE_SYMBOL(kc_kret_entry);
 
 static int kc_kret_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -602,7 +643,7 @@ static int kc_kret_register(struct kc_kret *k)
 {
 	memset(&k->rp, 0, sizeof(k->rp));
 	k->rp.kp.symbol_name = k->symbol;
-	k->rp.entry_handler = kc_kret_entry;
+	k->rp.entry_handler = k->ops.entry;
 	k->rp.handler = kc_kret_return;
 	k->rp.data_size = sizeof(struct kc_kret_data);
 	k->rp.maxactive = kc_maxactive;

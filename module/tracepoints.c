@@ -138,8 +138,11 @@ static void kc_tp_sched_process_free(void *data, struct task_struct *p)
 		kc_hist_record(KC_M_EXIT_TO_REAP, v);
 		kc_vm_stage_tgid(p->tgid, KC_M_EXIT_TO_REAP, v);
 	}
-	/* Whatever enable says, so that no record outlives its process. */
-	if (leader && (exited || kc_filter_match(p)))
+	/*
+	 * Whatever enable or the filter say now, so that no record outlives its
+	 * process; without a live record this is a load and a return.
+	 */
+	if (leader)
 		kc_vm_reaped(p->tgid);
 }
 

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # run.sh [ID...]: make bench, what loading kvmchurn costs, measured inside one boot of
 # each kernel (default x86_64-6.1 and arm64-6.1, from the vm tier's cache). In the guest
-# (scenarios/50-bench.sh), rounds of the configurations A (nothing), B (kvmchurn,
-# filter=firecracker), C (filter=*), P and Q (the tracefs peer, filtered and not),
-# alternated so that drift cancels; then the misses of 256 VMs killed at once, and the
+# (scenarios/50-bench.sh), rounds of the configurations A (nothing), F (kvmchurn's probes
+# with empty handlers: floor/), B (kvmchurn, filter=firecracker), C (filter=*), P and Q
+# (the tracefs peer, filtered and not), S (the seed, seed/kvm_churn_breakdown.bt, run by
+# bookworm's bpftrace from a root image on the guest's disk, made once and cached as the
+# kernels are), alternated so that drift cancels; then the misses of 256 VMs killed at once, and the
 # module's memory against the kernel's numbers. Here: min, median and max of each
 # ratio over the rounds, and whether each goal is met. Not a test: nothing here fails
 # on a number (a goal not met is printed as such); a broken run fails.
@@ -15,28 +17,45 @@
 # without icount: real time under TCG, which varies by tens of per cent between rounds.
 # Knobs: BENCH_ROUNDS (7), BENCH_EXITS (20000 fork+exit a round), BENCH_VMS (100 a round),
 # BENCH_STORM (256 VMs killed together), BENCH_STORM_MIB (1 MiB of guest memory each),
+# BENCH_WAVE_MAX (512: the largest wave tried whole), BENCH_ALIVE (1000 traced VMs held
+# alive beside the exits), BENCH_ALIVE_ROUNDS (3),
 # BENCH_CLOCK (icount, wall).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../vm/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../vm/vmm.sh
+. "$KC_VM_DIR/vmm.sh"
 
 BENCH_ROUNDS=${BENCH_ROUNDS:-7}
 BENCH_EXITS=${BENCH_EXITS:-20000}
 BENCH_VMS=${BENCH_VMS:-100}
 BENCH_STORM=${BENCH_STORM:-256}
 BENCH_STORM_MIB=${BENCH_STORM_MIB:-1}
+BENCH_WAVE_MAX=${BENCH_WAVE_MAX:-512}
+BENCH_ALIVE=${BENCH_ALIVE:-1000}
+BENCH_ALIVE_ROUNDS=${BENCH_ALIVE_ROUNDS:-3}
 BENCH_CLOCK=${BENCH_CLOCK:-icount}
+# The seed's root: bookworm's bpftrace (0.17) and what it needs, a /bin/sh among it (it
+# popen()s clang for include paths, and dies when sh is not there); bump when that changes.
+KC_BENCH_ROOT_RECIPE=2
+KC_BENCH_ROOT_PKGS="bpftrace dash"
+KC_BENCH_SEED=$KC_TOP/tests/bench/seed/kvm_churn_breakdown.bt
 
 # kc_bench_report LOG: the report of one boot's "# bench" lines.
 kc_bench_report() {
 	tr -d '\r' <"$1" | awk -v clock="$BENCH_CLOCK" -v storm="$BENCH_STORM" -v storm_mib="$BENCH_STORM_MIB" '
 		$1 != "#" || $2 != "bench" { next }
-		$3 == "exit" || $3 == "churn" || $3 == "churncpu" { v[$3, $4, $5] = $6; if ($5 > rounds) rounds = $5; next }
+		$3 == "exit" || $3 == "churn" || $3 == "churncpu" || $3 == "churnfg" { v[$3, $4, $5] = $6; if ($5 > rounds) rounds = $5; next }
 		$3 == "recorded" { rec[$4, $5, $6] = $7; next }
 		$3 == "peer" { peer = $4; next }
+		$3 == "seed" && $4 == "variant" { seedvar = $5; seedver = $6 " " $7; next }
+		$3 == "seedstart" { seedstart[++nseedstart] = $4 / 1e9; next }
 		$3 == "misses" && $4 == "default" { mdef = $5; mby = $0; sub(/^# bench misses default [^ ]+ ?/, "", mby); next }
 		$3 == "misses" && $4 == "smallest" { msmall = $5; next }
 		$3 == "misses" { tried = tried " " $4 ":" $5; next }
+		$3 == "wave" && $4 == "largest" { wave = $5; wavemax = $7; next }
+		$3 == "wave" { waves = waves " " $4 ":" ($5 == "error" ? "error" : $5 "/" substr($NF, 7)); next }
+		$3 == "alive" { nalive = $4; na++; al0[na] = $7 - $6; aln[na] = $9 - $8; alr[na] = al0[na] > 0 ? aln[na] / al0[na] : 0; aliveinfo = $10 " " $11; next }
 		$3 == "mem" && $4 == "cache" { cache = $5; cpu_partial = $7; per_slab = $9; next }
 		$3 == "mem" {
 			m = $4; st = $5; n = ++nmem[m, st]
@@ -62,9 +81,33 @@ kc_bench_report() {
 				if (v[kind, x, r] && v[kind, y, r]) out[++n] = inv ? v[kind, y, r] / v[kind, x, r] : v[kind, x, r] / v[kind, y, r]
 			return n
 		}
-		function added(x, out,   r, n) {
+		# added X OUT [Y]: per round, exits of X less exits of Y (default A), into OUT
+		function added(x, out, y,   r, n) {
+			if (y == "") y = "A"
 			for (r = 1; r <= rounds; r++)
-				if (v["exit", x, r] && v["exit", "A", r]) out[++n] = v["exit", x, r] - v["exit", "A", r]
+				if (v["exit", x, r] && v["exit", y, r]) out[++n] = v["exit", x, r] - v["exit", y, r]
+			return n
+		}
+		# share OUT: per round, (B - F) / (F - A): what the handlers add against the mechanism
+		function share(out,   r, n, b, f, a) {
+			for (r = 1; r <= rounds; r++) {
+				b = v["exit", "B", r]; f = v["exit", "F", r]; a = v["exit", "A", r]
+				if (b && f && a && f > a) out[++n] = (b - f) / (f - a)
+			}
+			return n
+		}
+		# resolved N A: whether every round of a sorted ratio lies on one side of 1
+		function resolved(n, a) {
+			if (!n) return "no data"
+			sort(n, a)
+			return a[n] < 1 ? "resolved: below 1 in every round" : a[1] > 1 ? "resolved: above 1 in every round" : "NOT resolved: the rounds lie on both sides of 1"
+		}
+		# ratio_added X Y OUT: per round, (X - A) / (Y - A) of the exits
+		function ratio_added(x, y, out,   r, n, a) {
+			for (r = 1; r <= rounds; r++) {
+				a = v["exit", "A", r]
+				if (v["exit", x, r] && v["exit", y, r] > a && a) out[++n] = (v["exit", x, r] - a) / (v["exit", y, r] - a)
+			}
 			return n
 		}
 		function values(kind, x, out,   r, n) {
@@ -92,17 +135,28 @@ kc_bench_report() {
 			printf "  %d rounds; the clock: %s\n", rounds, clock == "icount" ? "instructions executed (QEMU icount: 1 guest ns = 1 instruction)" : "real time under TCG"
 			printf "  unmatched exits (fork + exit + waitpid of processes the filter does not name):\n"
 			stats("A, nothing loaded: " unit " an exit", values("exit", "A", a), a, "", "%9.0f")
+			stats("F the probes, handlers that return at once / A", ratio("exit", "F", "A", f), f, "")
+			stats("  added " unit " an exit (F - A: the mechanism)", added("F", df), df, "", "%9.0f")
 			stats("B kvmchurn, filter=firecracker / A", ratio("exit", "B", "A", b), b, "1.01")
 			stats("  added " unit " an exit", added("B", db), db, "", "%9.0f")
+			stats("  B - F: kvmchurn'\''s handlers, " unit " an exit", added("B", dbf, "F"), dbf, "", "%9.0f")
+			stats("  (B - F) / (F - A): handlers against mechanism", share(sh), sh, "0.25")
 			stats("C kvmchurn, filter=* (every exit recorded) / A", ratio("exit", "C", "A", c), c, "")
 			stats("  added " unit " an exit", added("C", dc), dc, "", "%9.0f")
 			stats("P tracefs peer (" peer "), filtered / A", ratio("exit", "P", "A", p), p, "")
 			stats("  added " unit " an exit", added("P", dp), dp, "", "%9.0f")
 			stats("Q tracefs peer, every exit recorded / A", ratio("exit", "Q", "A", q), q, "")
 			stats("  added " unit " an exit", added("Q", dq), dq, "", "%9.0f")
+			if (seedvar != "") {
+				stats("S the seed (bpftrace, " seedvar ") / A", ratio("exit", "S", "A", sa), sa, "")
+				stats("  added " unit " an exit", added("S", ds), ds, "", "%9.0f")
+				stats("B / S: kvmchurn against the seed", ratio("exit", "B", "S", bs), bs, "1")
+				stats("  (S - A) / (B - A): the seed'\''s cost in kvmchurn'\''s", ratio_added("S", "B", sb), sb, "")
+			} else
+				printf "  S the seed: did not run (the boot'\''s not ok lines say why)\n"
 			stats("B / P: kvmchurn against the peer, filtered", ratio("exit", "B", "P", bp), bp, "1")
 			stats("C / Q: kvmchurn against the peer, recording", ratio("exit", "C", "Q", cq), cq, "1")
-			printf "  exit_mmap recorded a round: B %s; C %s; P %s; Q %s\n", recorded("exit", "B"), recorded("exit", "C"), recorded("exit", "P"), recorded("exit", "Q")
+			printf "  exit_mmap recorded a round: B %s; C %s; P %s; Q %s; S (exit_mmap/n_exit) %s\n", recorded("exit", "B"), recorded("exit", "C"), recorded("exit", "P"), recorded("exit", "Q"), recorded("exit", "S")
 			printf "  churn (kvmchurn load --end kill; its VMMs are named firecracker, so B and P trace them):\n"
 			stats("A, nothing loaded: VMs a second", values("churn", "A", ca), ca, "", "%9.2f")
 			stats("A / B: time a VM, kvmchurn against nothing", ratio("churn", "B", "A", kb, 1), kb, "1.02")
@@ -112,10 +166,30 @@ kc_bench_report() {
 			stats("B / A: CPU a VM, kvmchurn against nothing", ratio("churncpu", "B", "A", ckb), ckb, "1.02")
 			stats("P / A: CPU a VM, the peer against nothing", ratio("churncpu", "P", "A", ckp), ckp, "")
 			stats("B / P: CPU a VM, kvmchurn against the peer", ratio("churncpu", "B", "P", ckbp), ckbp, "1")
-			printf "  exit_mmap recorded a round: B %s; P %s\n", recorded("churn", "B"), recorded("churn", "P")
+			stats("F / A: CPU a VM, the probes with empty handlers", ratio("churncpu", "F", "A", ckf), ckf, "")
+			stats("A, less khugepaged and RCU kthreads: CPU a VM", values("churnfg", "A", cga), cga, "", "%9.0f")
+			stats("B / A: CPU a VM less background", ratio("churnfg", "B", "A", cgb), cgb, "")
+			if (seedvar != "") {
+				stats("A / S: time a VM, the seed against nothing", ratio("churn", "S", "A", ks, 1), ks, "")
+				stats("S / A: CPU a VM, the seed against nothing", ratio("churncpu", "S", "A", cks), cks, "")
+				n = ratio("churncpu", "B", "S", ckbs)
+				stats("B / S: CPU a VM, kvmchurn against the seed", n, ckbs, "1")
+				printf "    %s\n", resolved(n, ckbs)
+				n = ratio("churnfg", "B", "S", cgbs)
+				stats("B / S: the same, less background", n, cgbs, "1")
+				printf "    %s\n", resolved(n, cgbs)
+				stats("bpftrace start-up, exec to BEGIN (guest s)", nseedstart, seedstart, "", "%9.2f")
+				printf "    %s, the seed %s\n", seedver, seedvar == "kprobe" ? "with kfunc/kretfunc as kprobe/kretprobe (its kfunc probes cannot attach here)" : "as written"
+			}
+			printf "  exit_mmap recorded a round: B %s; P %s; S (exit_mmap/n_exit: its exit_mmap is the thread'\''s comm, and the last thread out may be a vCPU) %s\n", recorded("churn", "B"), recorded("churn", "P"), recorded("churn", "S")
 			printf "  misses (%d traced VMs of 1 vCPU and %d MiB, killed together: kvmchurn load --together):\n", storm, storm_mib
 			printf "    with the default maxactive: %s missed%s  goal 0: %s\n", mdef, mby == "" ? "" : " (" mby ")", mdef == "0" ? "met" : "NOT met"
 			printf "    smallest maxactive that misses none: %s (maxactive:missed%s)\n", msmall, tried
+			printf "    the largest wave the defaults take whole (0 missed, 0 pairing drops): %s (VMs:missed/drops%s)\n", wave == wavemax ? wave " or more (kvmchurn load'\''s largest -j)" : wave == 0 ? "below " storm : wave, waves
+			printf "  what kvmchurn adds to an unmatched exit (B - A) with traced VMs alive (%s with them):\n", aliveinfo
+			stats("none alive: " unit " an exit", na, al0, "", "%9.0f")
+			stats(nalive " alive: " unit " an exit", na, aln, "", "%9.0f")
+			stats(nalive " alive / none alive (must not grow)", na, alr, "1.1")
 			printf "  memory (median of %d load/unload cycles; meminfo counts whole pages, in kB):\n", nmem[512, "loaded"]
 			cpus = memm(512, "module", "possible_cpus")
 			ppc = memm(512, "module", "percpu_per_cpu")
@@ -125,7 +199,7 @@ kc_bench_report() {
 			printf "    goal: per possible CPU <= 64 KiB: %s of per-CPU data a CPU: %s\n", kib(ppc), ppc <= 65536 ? "met" : "NOT met"
 			printf "      (everything, shared too, over %d CPUs: %s a CPU; the instances do not grow with CPUs before 6.7)\n", cpus, kib(tot / cpus)
 			vp = memm(512, "loaded", "vmpairs"); vm = memm(512, "module", "vmalloc")
-			printf "    pairing table: /proc/vmallocinfo %d bytes in pages, module %d: %s\n", vp, vm, (vp == vm ? "equal" : "DIFFERENT")
+			printf "    pairing table and VM records: /proc/vmallocinfo %d bytes in pages, module %d: %s\n", vp, vm, (vp == vm ? "equal" : "DIFFERENT")
 			oi = memd(512, cache) / 1024 - memd(1, cache) / 1024
 			ni = memm(512, "module", "kretprobe_instances") - memm(1, "module", "kretprobe_instances")
 			# SLUB keeps up to 2 x cpu_partial objects in the partial slabs of a CPU, and a slab
@@ -150,7 +224,7 @@ kc_bench_report() {
 }
 
 main() {
-	local list ids id work log rc=0
+	local list ids id work log rc=0 debarch disk
 	list=$(kc_ids "${@:-x86_64-6.1 arm64-6.1}")
 	mapfile -t ids <<<"$list"
 	kc_lock
@@ -166,14 +240,21 @@ main() {
 		rm -rf "$work"
 		mkdir -p "$work/bin"
 		kc_guest_cc "$work/bin/forkexit" "$KC_TOP/tests/bench/forkexit.c"
-		printf 'BENCH_ROUNDS=%s\nBENCH_EXITS=%s\nBENCH_VMS=%s\nBENCH_STORM=%s\nBENCH_STORM_MIB=%s\n' \
-			"$BENCH_ROUNDS" "$BENCH_EXITS" "$BENCH_VMS" "$BENCH_STORM" "$BENCH_STORM_MIB" >"$work/bench.conf"
+		cp "$KC_BENCH_SEED" "$work/seed.bt"
+		debarch=$(kc_vmm_debarch)
+		disk=$KVMCHURN_CACHE/roots/bpftrace-bookworm-$debarch.sqfs
+		# shellcheck disable=SC2086 # the packages are words
+		kc_root_image "$disk" "$debarch" "$KC_BENCH_ROOT_RECIPE" $KC_BENCH_ROOT_PKGS ||
+			kc_die "the seed's root (bpftrace, bookworm, $debarch) could not be made: $disk.log"
+		printf 'BENCH_ROUNDS=%s\nBENCH_EXITS=%s\nBENCH_VMS=%s\nBENCH_STORM=%s\nBENCH_STORM_MIB=%s\nBENCH_WAVE_MAX=%s\nBENCH_ALIVE=%s\nBENCH_ALIVE_ROUNDS=%s\n' \
+			"$BENCH_ROUNDS" "$BENCH_EXITS" "$BENCH_VMS" "$BENCH_STORM" "$BENCH_STORM_MIB" \
+			"$BENCH_WAVE_MAX" "$BENCH_ALIVE" "$BENCH_ALIVE_ROUNDS" >"$work/bench.conf"
 		# the boot's verdict (not ok lines: a scenario step that did not work) stays
-		KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/scenarios KVMCHURN_GUEST_DIR=$work \
+		KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/scenarios KVMCHURN_GUEST_DIR=$work KVMCHURN_DISK=$disk \
 			KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-7200} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-7200} "$KC_VM_DIR/run.sh" "$id" >"$work/verdict" || rc=1
 		grep -v ' passed, ' "$work/verdict" || true
 		log=$KVMCHURN_CACHE/logs/$id-latest.log
-		echo "$id $KC_KREL, $(date -u +%Y-%m-%d): $BENCH_ROUNDS rounds of A B C P Q, $BENCH_EXITS exits and $BENCH_VMS VMs each (log: $log)"
+		echo "$id $KC_KREL, $(date -u +%Y-%m-%d): $BENCH_ROUNDS rounds of A F B C P Q S, $BENCH_EXITS exits and $BENCH_VMS VMs each (log: $log)"
 		kc_bench_report "$log"
 	done
 	return "$rc"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# run.sh [ID...]: the build tier. Builds kvmchurn.ko against each kernel of the matrix
-# (fetched by tests/vm/fetch.sh) with W=1 C=1 (arm64 with the cross compiler, 7.x in the
-# trixie chroot) and fails a kernel on any compiler, sparse or modpost warning or error.
+# run.sh [ID...]: the build tier. Builds kvmchurn.ko, and make bench's floor module
+# (tests/bench/floor), against each kernel of the matrix (fetched by tests/vm/fetch.sh)
+# with W=1 C=1 (arm64 with the cross compiler, 7.x in the trixie chroot) and fails a
+# kernel on any compiler, sparse or modpost warning or error.
 # Ids: arguments, else $KERNELS, else all. Build logs: $KVMCHURN_CACHE/logs/<id>-build.log.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR/../vm source=../vm/lib.sh
@@ -48,12 +49,14 @@ kc_build_one() {
 	mkdir -p "$KVMCHURN_CACHE/logs"
 	log=$KVMCHURN_CACHE/logs/$id-build.log
 	t0=$SECONDS
-	local what="no warnings, sparse run"
+	local what="no warnings, sparse run (module and bench floor)"
 	if ! why=$(kc_build_target "$id" module kvmchurn.ko module "$log"); then
+		:
+	elif ! why=$(kc_build_target "$id" bench-floor tests/bench/floor/kvmchurn_floor.ko tests/bench/floor "$log.floor"); then
 		:
 	elif [[ $id == "$KC_DEBUG_ID" ]]; then
 		# the debug kernel has KUnit: its suites must build as cleanly
-		what+=" (module and KUnit suites)"
+		what+="; KUnit suites too"
 		why=$(kc_build_target "$id" kunit tests/kunit/kvmchurn_test.ko tests/kunit "$log.kunit") || :
 	fi
 	# a kernel without kretprobes or debugfs: compat.h must stop the build and say why

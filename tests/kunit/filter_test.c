@@ -2,16 +2,18 @@
 /*
  * filter_test.c - which processes are traced (filter.c): the spec strings a
  * write to the filter file may hold, what is refused (and then changes
- * nothing), and matching a task by its thread-group leader's comm.
+ * nothing), matching a task by its thread-group leader's comm, and the memo
+ * that answers an exiting task's later questions. filter.c is built in here
+ * for its memo.
  */
+#include "../../module/filter.c"
+
 #include <kunit/test.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-
-#include "kvmchurn.h"
 
 /* What kc_filter_format() may write: render.c and debugfs.c use as much. */
 #define KC_FILTER_TEXT	(KC_FILTER_MAX_NAMES * TASK_COMM_LEN)
@@ -245,6 +247,67 @@ static void kc_filter_match_truncated(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kthread_stop(t), -EINTR);
 }
 
+/* kc_filter_exiting() of current: the memo's answer, or computed again. */
+static bool kc_memo_ask(void)
+{
+	const struct kc_filter *f;
+	bool match;
+
+	rcu_read_lock_sched();
+	f = rcu_dereference_sched(kc_filter);
+	match = f && kc_filter_exiting(f);
+	rcu_read_unlock_sched();
+	return match;
+}
+
+/*
+ * Asks for current, then puts @match into this CPU's memo under a key that
+ * differs from current's by @task_delta (its task) or @start_delta (its
+ * start time), and asks again, all on one CPU: the second answer.
+ */
+static bool kc_memo_after(bool match, int task_delta, u64 start_delta)
+{
+	struct kc_filter_memo *m;
+	bool again;
+
+	preempt_disable();
+	kc_memo_ask();
+	m = this_cpu_ptr(&kc_filter_memos);
+	m->match = match;
+	m->task = (const void *)((const char *)m->task + task_delta);
+	m->start_time += start_delta;
+	again = kc_memo_ask();
+	preempt_enable();
+	return again;
+}
+
+/*
+ * An exiting task's answer is kept per CPU and given again only to the same
+ * task, by address and start time, under the same filter.
+ */
+static void kc_filter_memo(struct kunit *test)
+{
+	char comm[TASK_COMM_LEN];
+
+	get_task_comm(comm, current->group_leader);
+	kc_expect_set(test, comm, comm);
+	KUNIT_EXPECT_TRUE(test, kc_memo_ask());
+	/* the memo is what answers the same task: a planted answer is given */
+	KUNIT_EXPECT_FALSE(test, kc_memo_after(false, 0, 0));
+	KUNIT_EXPECT_TRUE(test, kc_memo_after(true, 0, 0));
+	/* another task at the same address, or at another: computed again */
+	KUNIT_EXPECT_TRUE(test, kc_memo_after(false, 0, 1));
+	KUNIT_EXPECT_TRUE(test, kc_memo_after(false, 64, 0));
+	/* another filter: computed again, whatever the memo holds */
+	kc_expect_set(test, "qemu", "qemu");
+	KUNIT_EXPECT_FALSE(test, kc_memo_ask());
+	kc_expect_set(test, comm, comm);
+	KUNIT_EXPECT_TRUE(test, kc_memo_ask());
+	/* "*" answers without the memo */
+	kc_expect_set(test, "*", "*");
+	KUNIT_EXPECT_TRUE(test, kc_filter_match(current));
+}
+
 static struct kunit_case kc_filter_cases[] = {
 	KUNIT_CASE(kc_filter_default),
 	KUNIT_CASE(kc_filter_single),
@@ -257,6 +320,7 @@ static struct kunit_case kc_filter_cases[] = {
 	KUNIT_CASE(kc_filter_none),
 	KUNIT_CASE(kc_filter_match_current),
 	KUNIT_CASE(kc_filter_match_truncated),
+	KUNIT_CASE(kc_filter_memo),
 	{}
 };
 

@@ -2,7 +2,9 @@
 /*
  * pairs_test.c - the pairing table (pairs.c): insert, look up (peek, claim,
  * take), replace, a full bucket and its drops, ageing, the per-process
- * maximum, counts by kind, and concurrent use from threads and a timer.
+ * maximum, counts by kind (the live count that lets a lookup skip the table
+ * agrees with the entries after every step), and concurrent use from threads
+ * and a timer.
  *
  * pairs.c is built in here, not through a wrapper, for its KC_PAIR_WAYS and
  * KC_PAIR_MAX_AGE and the table's geometry. The suite's table has
@@ -55,10 +57,15 @@ static void kc_expect_stats(struct kunit *test, unsigned int used,
 	struct kc_pairs_ctx *ctx = test->priv;
 	struct kc_pair_stats st;
 
+	enum kc_pair_kind k;
+
 	kc_pairs_stats(&st);
 	KUNIT_EXPECT_EQ(test, st.used, used);
 	KUNIT_EXPECT_EQ(test, st.dropped - ctx->base.dropped, dropped);
 	KUNIT_EXPECT_EQ(test, st.aged - ctx->base.aged, aged);
+	for (k = 0; k < KC_NR_PAIR_KINDS; k++)
+		KUNIT_EXPECT_EQ_MSG(test, kc_pairs_live_count(k),
+				    kc_pairs_count(k), "kind %d", k);
 }
 
 /* Whether (@kind, @id) is there, and with time @ts. */
@@ -639,6 +646,9 @@ static void kc_pairs_concurrent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.aged - ctx->base.aged, 0ULL);
 	for (k = KC_PAIR_SIGNAL; k <= KC_PAIR_FILES; k++)
 		KUNIT_EXPECT_EQ_MSG(test, kc_pairs_count(k), 0U, "kind %d", k);
+	/* after adds and takes racing on every kind, the live counts too */
+	for (k = 0; k < KC_NR_PAIR_KINDS; k++)
+		KUNIT_EXPECT_EQ_MSG(test, kc_pairs_live_count(k), 0U, "kind %d", k);
 }
 
 static struct kunit_case kc_pairs_cases[] = {

@@ -44,7 +44,7 @@ KC_EXTRA_WANT="brd"
 # that QEMU to boot with a virtio disk: the disk of the VMM's root, and its file system.
 KC_VMM_WANT="virtio_pci virtio_blk squashfs"
 # What of the source tree a module or client build needs (copied, never built in place).
-KC_TREE_ITEMS="Kbuild Makefile build.mk dkms.conf module userspace tests/kunit"
+KC_TREE_ITEMS="Kbuild Makefile build.mk dkms.conf module userspace tests/kunit tests/bench/floor"
 KC_DEBIAN_SOURCES=/etc/apt/sources.list.d/debian.sources
 KC_APT=$KVMCHURN_CACHE/apt
 KC_CHROOT_DIR=$KVMCHURN_CACHE/chroot/trixie
@@ -366,8 +366,10 @@ kc_build() {
 		KC_BUILD_DIR=${KC_CHROOT:+$KC_CHROOT$inner}
 		KC_BUILD_DIR=${KC_BUILD_DIR:-$KVMCHURN_CACHE/build/$tier/$id}
 	fi
-	local args=(-j"$(nproc)" "$target")
-	if [[ $target == module || $target == kunit ]]; then
+	local args=(-j"$(nproc)" "$target") kmod=0
+	# the targets that build kernel modules (Makefile): against the kernel's headers
+	case $target in module | kunit | bench-floor) kmod=1 ;; esac
+	if ((kmod)); then
 		args+=(KDIR="$KC_KDIR")
 		if [[ -n $KC_CC ]]; then args+=(CC="$KC_CC"); fi
 	fi
@@ -376,7 +378,7 @@ kc_build() {
 	args+=("$@")
 	{
 		echo "# make ${args[*]}"
-		if [[ -n $KC_CHROOT && $target == module ]]; then
+		if [[ -n $KC_CHROOT ]] && ((kmod)); then
 			# objtool reads /proc; a private mount namespace drops that mount by itself
 			# shellcheck disable=SC2016 # expanded by the inner sh
 			unshare -m --propagation private -- sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' \

@@ -18,7 +18,9 @@
 # KVMCHURN_OUT (where the handed-back files and verdicts go, default $KVMCHURN_CACHE/out),
 # KVMCHURN_ICOUNT (QEMU's -icount shift: the guest clock counts instructions, one vCPU thread;
 # make bench), KVMCHURN_VM_MEM (the guest's memory in MiB instead of the kernel's -m:
-# make bench-backing), KVMCHURN_BOOT (kernel arguments of a boot of its own: only the
+# make bench-backing), KVMCHURN_DISK (a root image, vmm.sh's kc_root_image, as the guest's
+# read-only virtio disk, with the modules that mount it: make bench's bpftrace),
+# KVMCHURN_BOOT (kernel arguments of a boot of its own: only the
 # scenarios whose "# boot: ARGS" line says exactly these run, and ARGS is added to the
 # kernel's command line; without it, those scenarios are left out: the debug tier's
 # lockdown=integrity boot).
@@ -66,16 +68,17 @@ kc_scenario_globs() {
 # boot (those with a "# boot: ARGS" line only when KVMCHURN_BOOT is ARGS, the others only
 # without it).
 kc_scenarios() {
-	local f n g globs
-	globs=$(kc_scenario_globs "$1")
+	local f n g globs=()
+	# read, not word-split: a glob such as "*" must not expand against the current folder
+	read -r -a globs <<<"$(kc_scenario_globs "$1")"
 	{
 		ls "${KVMCHURN_SCENARIO_DIR:-$KC_VM_DIR/scenarios}"/*.sh
 		[[ $1 != "$KC_DEBUG_ID" || -n ${KVMCHURN_SCENARIO_DIR:-} ]] || ls "$KC_TOP"/tests/debug/scenarios/*.sh
 	} | while read -r f; do
 		n=${f##*/}
 		[[ $(sed -n 's/^# boot: //p' "$f") == "${KVMCHURN_BOOT:-}" ]] || continue
-		[[ -n $globs ]] || { echo "$f"; continue; }
-		for g in $globs; do
+		((${#globs[@]})) || { echo "$f"; continue; }
+		for g in "${globs[@]}"; do
 			# shellcheck disable=SC2053 # $g is a glob on purpose
 			if [[ $n == $g ]]; then echo "$f"; break; fi
 		done
@@ -102,11 +105,16 @@ kc_initramfs() {
 	cp "$build"/guest-bin/* "$st/kvmchurn/bin/"
 	kc_scenarios "$id" | xargs cp -t "$st/scenarios/"
 	[[ ! -f $build/tests/kunit/kvmchurn_test.ko ]] || cp "$build/tests/kunit/kvmchurn_test.ko" "$st/kvmchurn/"
+	[[ ! -f $build/tests/bench/floor/kvmchurn_floor.ko ]] || cp "$build/tests/bench/floor/kvmchurn_floor.ko" "$st/kvmchurn/"
 	[[ -z ${KVMCHURN_GUEST_DIR:-} ]] || cp -r "$KVMCHURN_GUEST_DIR"/. "$st/kvmchurn/"
 	chmod 755 "$st/init" "$st/kvmchurn/bin/kvmchurn-put"
 	printf 'KVMCHURN_KERNEL=%s\nKVMCHURN_ARCH=%s\nKVMCHURN_HOST_MODULES="%s"\nKVMCHURN_METRICS_VMS=%s\n' \
 		"$id" "$KC_ARCH" "$KC_MODULES" "${KVMCHURN_METRICS_VMS:-40}" >"$st/kvmchurn/config"
-	((vmm == 0)) || kc_vmm_pack "$id" "$st"
+	if ((vmm)); then
+		kc_vmm_pack "$id" "$st"
+	elif [[ -n ${KVMCHURN_DISK:-} ]]; then
+		kc_disk_pack "$st"
+	fi
 	# the kernel opens /dev/console before /init runs; init reopens it after devtmpfs
 	mknod -m 600 "$st/dev/console" c 5 1 2>/dev/null || true
 	(cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$out"
@@ -200,6 +208,13 @@ kc_vm_one() {
 		echo "FAIL $id $KC_KREL: KUnit module build failed (log: $blog.kunit)"
 		return "$KC_FAIL"
 	fi
+	# make bench's floor module, when the scenario that loads it is to run
+	if kc_scenarios "$id" | grep '/50-bench\.sh$' >/dev/null &&
+		! { kc_build "$id" vm "$blog.floor" bench-floor && [[ -f $KC_BUILD_DIR/tests/bench/floor/kvmchurn_floor.ko ]]; }; then
+		tail -n 20 "$blog.floor" | sed 's/^/    /'
+		echo "FAIL $id $KC_KREL: the bench's floor module build failed (log: $blog.floor)"
+		return "$KC_FAIL"
+	fi
 	initrd=$KVMCHURN_CACHE/initramfs/$id.cpio.gz
 	# decided once: the initramfs and QEMU's disk must agree
 	local vmm=0
@@ -212,6 +227,8 @@ kc_vm_one() {
 			return "$KC_FAIL"
 		fi
 		kc_vmm_drive qemu
+	elif [[ -n ${KVMCHURN_DISK:-} ]]; then
+		kc_vmm_drive qemu "$KVMCHURN_DISK"
 	fi
 	if [[ -n ${KVMCHURN_ICOUNT:-} ]]; then
 		# icount needs one TCG thread; sleep=off: an idle guest's clock jumps, it does not wait

@@ -2,31 +2,115 @@
 # 50-bench (make bench, not a test): what loading kvmchurn costs the guest, the
 # configurations alternated round by round so that the machine's drift cancels.
 #   A: nothing loaded;
+#   F: the floor, kvmchurn_floor.ko: kvmchurn's kretprobes (the symbols its
+#      round attached) and tracepoints with handlers that return at once, so
+#      F - A is the kernel's probe mechanism and B - F kvmchurn's handlers;
 #   B: kvmchurn, filter=firecracker (no exit of forkexit matches; the load's do);
 #   C: kvmchurn, filter=* (every exit recorded);
 #   P: the tracefs peer, filtered like B: kprobe and kretprobe events on
 #      exit_mmap and exit_files, hist triggers pairing them into a synthetic
 #      latency event with a log2 histogram, if the thread is the VMM or one
 #      of its vCPU threads (tracefs sees the thread's comm, not the leader's);
-#   Q: the same peer unfiltered, like C.
-# Per round: forkexit's ns per fork + exit + waitpid in A B C P Q, and the VMs a
-# second of `kvmchurn load --end kill` in A B P with the CPU time they took (the
-# tasks' run time of /proc/schedstat, all CPUs: what the idle waits of a VM's
-# teardown do not blur). Address space randomization is off while it runs, so
+#   Q: the same peer unfiltered, like C;
+#   S: the seed, bpftrace 0.17 (bookworm's, from the read-only root on the
+#      guest's disk) running kvm_churn_breakdown.bt as written, less the
+#      probes on symbols this kernel does not have (arm64's stage 2 on x86);
+#      where its kfunc probes cannot attach (arm64 6.1), the same script with
+#      kfunc/kretfunc as kprobe/kretprobe, its only change. Its start-up, from
+#      exec to its BEGIN line, is measured each time.
+# Per round: forkexit's ns per fork + exit + waitpid in A F B C P Q S, and the
+# VMs a second of `kvmchurn load --end kill` in A F B P S with the CPU time they
+# took (the tasks' run time of /proc/schedstat, all CPUs: what the idle waits
+# of a VM's teardown do not blur), and that less what khugepaged and the RCU
+# kthreads ran meanwhile (background work that a round may or may not catch).
+# Address space randomization is off while it runs, so
 # that each round's forkexit has the same layout to copy. Then the misses (256 VMs killed
 # together, by maxactive) and the memory the module holds
 # against what the kernel reports. One "# bench ..." line a measurement;
 # tests/bench/run.sh makes the report. Busybox sh.
 # shellcheck source=../../vm/guest/tap.sh
 . /kvmchurn/tap.sh
-. /kvmchurn/bench.conf # BENCH_ROUNDS BENCH_EXITS BENCH_VMS BENCH_STORM BENCH_STORM_MIB
+# shellcheck source=/dev/null
+. /kvmchurn/config # KVMCHURN_VMM_MODULES: what mounts the seed's root
+. /kvmchurn/bench.conf # BENCH_ROUNDS BENCH_EXITS BENCH_VMS BENCH_STORM BENCH_STORM_MIB BENCH_WAVE_MAX BENCH_ALIVE BENCH_ALIVE_ROUNDS
 T=/sys/kernel/tracing
 [ -e $T/kprobe_events ] || mount -t tracefs nodev $T
 PEER_FNS="exit_mmap exit_files"
 
 # busy: ns that tasks ran on all CPUs (the idle task not counted)
 busy() { awk '$1 ~ /^cpu[0-9]/ { n += $8 } END { printf "%.0f\n", n }' /proc/schedstat; }
-unload() { ! kc_loaded || rmmod kvmchurn; }
+# background: ns that khugepaged and the RCU kthreads have run
+background() {
+	for c in /proc/[0-9]*/comm; do
+		case $(cat "$c" 2>/dev/null) in
+		khugepaged | rcu_* | rcuog/* | rcuop/* | rcuos/*) cat "${c%comm}schedstat" 2>/dev/null ;;
+		esac
+	done | awk '{ n += $1 } END { printf "%.0f\n", n }'
+}
+unload() {
+	! kc_loaded || rmmod kvmchurn
+	[ ! -d /sys/module/kvmchurn_floor ] || rmmod kvmchurn_floor
+	seed_stop
+}
+
+# The seed: bpftrace from the root image on /dev/vda, chrooted.
+BT=/tmp/bt.root
+SEED_PID=''
+# seed_ready: the seed's root mounted and its variant chosen; else says why, returns 1
+seed_ready() {
+	[ -n "${KVMCHURN_VMM_MODULES:-}" ] || { echo "no modules to mount its root with" >/tmp/seed.why; return 1; }
+	for m in $KVMCHURN_VMM_MODULES; do
+		[ -d "/sys/module/${m%.ko}" ] || insmod "/kvmchurn/modules/$m" ||
+			{ echo "insmod $m failed" >/tmp/seed.why; return 1; }
+	done
+	mkdir -p $BT
+	mount -t squashfs -o ro /dev/vda $BT || { echo "cannot mount /dev/vda" >/tmp/seed.why; return 1; }
+	for p in dev tmp kvmchurn; do mount --bind /$p $BT/$p || return 1; done
+	# with what is mounted below it: tracefs, debugfs, the BPF file system
+	mount -o rbind /sys $BT/sys || return 1
+	mount -t proc proc $BT/proc || return 1
+	echo "bpftrace did not start: $(tail -n 3 /tmp/seed.out 2>/dev/null | tr '\n' ' ')" >/tmp/seed.why
+	# the stage-2 probes only where the kernel has their symbol, as the seed's author ran it
+	if grep -q ' kvm_pgtable_stage2_destroy$' /proc/kallsyms; then
+		cp /kvmchurn/seed.bt /tmp/seed.bt
+	else
+		awk '/^k(ret)?func:kvm_pgtable_stage2_destroy$/ { skip = 1 } !skip { print } skip && /^}/ { skip = 0 }' \
+			/kvmchurn/seed.bt >/tmp/seed.bt
+	fi
+	SEED_VARIANT=as-written
+	seed_start || {
+		grep -i -m 3 error /tmp/seed.out | sed 's/^/# seed as written: /'
+		sed -i 's/^kfunc:/kprobe:/; s/^kretfunc:/kretprobe:/' /tmp/seed.bt
+		SEED_VARIANT=kprobe
+		seed_start
+	} || return 1
+	echo "# bench seed variant $SEED_VARIANT $(chroot $BT bpftrace --version)"
+	seed_stop
+}
+seed_up() { grep -q '^Tracing KVM churn' /tmp/seed.out || ! kill -0 "$SEED_PID" 2>/dev/null; }
+# seed_start: bpftrace running the seed, attached; its start-up in guest ns
+seed_start() {
+	t0=$(uptime_ns)
+	chroot $BT bpftrace /tmp/seed.bt >/tmp/seed.out 2>&1 &
+	SEED_PID=$!
+	wait_for "$KC_WAIT" seed_up
+	grep -q '^Tracing KVM churn' /tmp/seed.out || { wait "$SEED_PID"; SEED_PID=''; return 1; }
+	echo "# bench seedstart $(($(uptime_ns) - t0))"
+}
+seed_stop() {
+	[ -n "$SEED_PID" ] || return 0
+	kill -INT "$SEED_PID"
+	wait "$SEED_PID"
+	SEED_PID=''
+}
+# seed_hits MAP: the values in one of the seed's histograms, as it printed them at exit
+seed_hits() {
+	awk -v m="@$1:" '$1 == m { on = 1; next } on && /^\[/ { sub(/ *\|.*$/, ""); n += $NF; next } { on = 0 }
+		END { print n + 0 }' /tmp/seed.out
+}
+# seed_count MAP: one of the seed's counters, as it printed it at exit
+seed_count() { awk -v m="@$1:" '$1 == m { print $2; f = 1 } END { if (!f) print 0 }' /tmp/seed.out; }
+uptime_ns() { awk '{ printf "%.0f\n", $1 * 1e9 }' /proc/uptime; }
 
 # The peer: what a user could set up with tracefs alone. Synthetic events and
 # hist triggers where the kernel has them, else only the kprobe events.
@@ -78,10 +162,12 @@ config() { # config A|B|C|P|Q
 	unload
 	peer_off || return 1
 	case $1 in
+	F) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_SYMS" ;;
 	B) insmod "$KVMCHURN_KO" filter=firecracker ;;
 	C) insmod "$KVMCHURN_KO" 'filter=*' ;;
 	P) peer_on 'comm == "firecracker" || comm ~ "fc_vcpu*"' ;;
 	Q) peer_on "" ;;
+	S) seed_start ;;
 	esac
 }
 # recorded CONFIG: what the configuration recorded of exit_mmap, to show that it worked.
@@ -89,16 +175,28 @@ recorded() {
 	case $1 in
 	B | C) val hist exit_mmap ;;
 	P | Q) peer_hits exit_mmap ;;
+	S) seed_stop && echo "$(seed_hits us_exit_mmap)/$(seed_count n_exit)" ;;
 	*) echo 0 ;;
 	esac
 }
 
 echo "# bench peer $([ -e $T/synthetic_events ] && echo synthetic || echo kprobe-only)"
+# the floor's kretprobes: where kvmchurn's attached, one for each of its
+insmod "$KVMCHURN_KO" && FLOOR_SYMS=$(awk -F '\t' '$1 == "probe" && $3 == "kretprobe" && $5 == "attached" { printf "%s%s", n++ ? "," : "", $4 }' $D/raw)
+unload
+echo "# bench floor $FLOOR_SYMS"
+EXIT_CONFIGS="A F B C P Q"
+CHURN_CONFIGS="A F B P"
+if seed_ready; then
+	EXIT_CONFIGS="$EXIT_CONFIGS S" CHURN_CONFIGS="$CHURN_CONFIGS S"
+else
+	not_ok "the seed: $(cat /tmp/seed.why)"
+fi
 aslr=$(cat /proc/sys/kernel/randomize_va_space)
 echo 0 >/proc/sys/kernel/randomize_va_space
 r=1
 while [ "$r" -le "$BENCH_ROUNDS" ]; do
-	for c in A B C P Q; do
+	for c in $EXIT_CONFIGS; do
 		if ! config $c; then
 			not_ok "round $r: configuration $c"
 			continue
@@ -110,14 +208,15 @@ while [ "$r" -le "$BENCH_ROUNDS" ]; do
 			not_ok "round $r $c: forkexit"
 		fi
 	done
-	for c in A B P; do
+	for c in $CHURN_CONFIGS; do
 		config $c || { not_ok "round $r: configuration $c"; continue; }
-		b0=$(busy)
+		g0=$(background) b0=$(busy)
 		if kvmchurn load -n "$BENCH_VMS" -j 2 --mem 16 --end kill --json >/tmp/bench.json 2>/tmp/bench.err; then
-			b1=$(busy)
+			b1=$(busy) g1=$(background)
 			rate=$(sed -n 's/.*"rate_per_s": *\([0-9.]*\).*/\1/p' /tmp/bench.json)
 			echo "# bench churn $c $r $rate"
 			echo "# bench churncpu $c $r $(awk -v a="$b0" -v b="$b1" -v n="$BENCH_VMS" 'BEGIN { printf "%.0f", (b - a) / n }')"
+			echo "# bench churnfg $c $r $(awk -v a="$b0" -v b="$b1" -v g="$((g1 - g0))" -v n="$BENCH_VMS" 'BEGIN { printf "%.0f", (b - a - g) / n }')"
 			echo "# bench recorded churn $c $r $(recorded $c)"
 		else
 			not_ok "round $r $c: kvmchurn load: $(cat /tmp/bench.err)"
@@ -133,16 +232,18 @@ echo "$aslr" >/proc/sys/kernel/randomize_va_space
 # BENCH_STORM_MIB MiB each) killed together, as a fleet kills a pool; nmissed
 # summed over the kretprobes, for the default maxactive, then by maxactive down
 # to the smallest that misses none.
-storm() { # storm MAXACTIVE: prints "MISSED METRIC:MISSED...", or "error"
+storm() { # storm MAXACTIVE [VMS]: prints "MISSED METRIC:MISSED...", or "error"
+	wave=${2:-$BENCH_STORM}
 	insmod "$KVMCHURN_KO" ${1:+maxactive=$1} || { echo error; return; }
-	if kvmchurn load -n "$BENCH_STORM" -j "$BENCH_STORM" --together --vcpus 1 \
+	if kvmchurn load -n "$wave" -j "$wave" --together --vcpus 1 \
 		--mem "$BENCH_STORM_MIB" --end kill --timeout 900 >/tmp/storm.out 2>&1; then
 		awk 'NR > 1 && $2 == "kretprobe" { m += $NF; if ($NF) by = by " " $1 ":" $NF }
 			END { print m + 0 by }' $D/probes
 		# none missed: every VM's destruction was timed
 		[ "$(awk 'NR > 1 && $2 == "kretprobe" { m += $NF } END { print m + 0 }' $D/probes)" != 0 ] ||
-			[ "$(val hist kvm_destroy_vm)" = "$BENCH_STORM" ] ||
-			not_ok "storm: kvm_destroy_vm recorded $(val hist kvm_destroy_vm), want $BENCH_STORM" >&2
+			[ "$(val hist kvm_destroy_vm)" = "$wave" ] ||
+			not_ok "storm: kvm_destroy_vm recorded $(val hist kvm_destroy_vm), want $wave" >&2
+		rec pairs 4 >/tmp/storm.drops
 	else
 		echo error
 		sed 's/^/# storm: /' /tmp/storm.out >&2
@@ -171,6 +272,73 @@ while [ -n "$hi" ] && [ $((hi - lo)) -gt 1 ]; do
 done
 echo "# bench misses smallest ${hi:-none}"
 
+# The largest wave that the defaults take whole: no kretprobe missed, no pairing
+# entry dropped; by halving between BENCH_STORM and kvmchurn load's largest -j.
+clean() { # clean VMS: 0 when a wave of VMS missed and dropped nothing
+	echo - >/tmp/storm.drops
+	n=$(storm '' "$1")
+	drops=$(cat /tmp/storm.drops)
+	echo "# bench wave $1 $n drops:$drops"
+	[ "${n%% *}" = 0 ] && [ "$drops" = 0 ]
+}
+lo=0 hi=$BENCH_WAVE_MAX
+if clean "$hi"; then
+	lo=$hi
+else
+	clean "$BENCH_STORM" && lo=$BENCH_STORM
+	while [ "$lo" -gt 0 ] && [ $((hi - lo)) -gt $((hi / 32)) ]; do
+		m=$(((lo + hi) / 2))
+		if clean $m; then lo=$m; else hi=$m; fi
+	done
+fi
+echo "# bench wave largest $lo of $BENCH_WAVE_MAX"
+
+# The cost of an unmatched exit with no traced VM alive and with BENCH_ALIVE of
+# them alive at once (two loads, as -j stops at 512; SIGTERM ignored, so they
+# stay until the load is interrupted): the pairing table and the live records
+# busy. Each with kvmchurn (B) and, the same VMs still there, without it (A):
+# what kvmchurn adds, apart from what so many processes cost the kernel.
+held() { [ "$(vms_alive)" -ge "$BENCH_ALIVE" ]; }
+echo 0 >/proc/sys/kernel/randomize_va_space
+r=1
+while [ "$r" -le "$BENCH_ALIVE_ROUNDS" ]; do
+	insmod "$KVMCHURN_KO" filter=firecracker
+	b0=$(forkexit "$BENCH_EXITS")
+	rmmod kvmchurn
+	a0=$(forkexit "$BENCH_EXITS")
+	insmod "$KVMCHURN_KO" filter=firecracker
+	half=$((BENCH_ALIVE / 2))
+	lp=''
+	for n in $half $((BENCH_ALIVE - half)); do
+		kvmchurn load -n $n -j $n --together --vcpus 1 --mem 1 --end term --ignore-term \
+			--kill-after 3500 --timeout 3600 >>/tmp/alive.out 2>&1 &
+		lp="$lp $!"
+	done
+	if wait_for 3600 held; then
+		bn=$(forkexit "$BENCH_EXITS")
+		info="pairs:$(rec pairs 3) live:$(awk -F '\t' '$1 == "stats" { print $5 }' $D/vms)"
+		rmmod kvmchurn
+		an=$(forkexit "$BENCH_EXITS")
+		# still all there: both were measured with them
+		if held; then
+			echo "# bench alive $BENCH_ALIVE $r $a0 $b0 $an $bn $info"
+		else
+			not_ok "alive round $r: the VMs did not stay for the exits"
+		fi
+	else
+		not_ok "alive round $r: $(vms_alive) of $BENCH_ALIVE VMs came up"
+	fi
+	# shellcheck disable=SC2086 # a list of pids
+	kill -INT $lp
+	# shellcheck disable=SC2086
+	wait $lp
+	wait_for "$KC_WAIT" vms_gone || not_ok "alive round $r: VMs left"
+	unload
+	r=$((r + 1))
+done
+echo "$aslr" >/proc/sys/kernel/randomize_va_space
+ok "alive"
+
 # Memory: what the kernel reports before insmod, loaded and after rmmod, with
 # the module's own account; with maxactive=512 and =1 in turn, so that the
 # kretprobe instances (kmalloc-SIZE objects before 6.7) can be told from the
@@ -185,7 +353,7 @@ for m in 512 1 512 1 512 1; do
 	before="$(meminfo) $cache: $(slabobjs "$cache")"
 	insmod "$KVMCHURN_KO" maxactive=$m || { not_ok "memory: insmod maxactive=$m"; continue; }
 	echo "# bench mem $m before$before"
-	echo "# bench mem $m loaded$(meminfo) $cache: $(slabobjs "$cache") vmpairs: $(vmpairs)"
+	echo "# bench mem $m loaded$(meminfo) $cache: $(slabobjs "$cache") vmpairs: $(($(vmareas kc_pairs_init) + $(vmareas kc_vms_init)))"
 	echo "# bench mem $m module $(tr '\n' ' ' <$D/memory)"
 	rmmod kvmchurn
 	echo "# bench mem $m after$(meminfo) $cache: $(slabobjs "$cache")"
