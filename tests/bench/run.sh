@@ -18,7 +18,7 @@
 # Knobs: BENCH_ROUNDS (7), BENCH_EXITS (20000 fork+exit a round), BENCH_VMS (100 a round),
 # BENCH_STORM (256 VMs killed together), BENCH_STORM_MIB (1 MiB of guest memory each),
 # BENCH_WAVE_MAX (512: the largest wave tried whole), BENCH_ALIVE (1000 traced VMs held
-# alive beside the exits), BENCH_ALIVE_ROUNDS (3),
+# alive beside the exits), BENCH_ALIVE_ROUNDS (3), BENCH_MEM (the guest's MiB, 3072),
 # BENCH_CLOCK (icount, wall).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
@@ -34,6 +34,8 @@ BENCH_STORM_MIB=${BENCH_STORM_MIB:-1}
 BENCH_WAVE_MAX=${BENCH_WAVE_MAX:-512}
 BENCH_ALIVE=${BENCH_ALIVE:-1000}
 BENCH_ALIVE_ROUNDS=${BENCH_ALIVE_ROUNDS:-3}
+# the guest's memory: 1,000 VMs alive at once need about 1.5 GiB of it
+BENCH_MEM=${BENCH_MEM:-3072}
 BENCH_CLOCK=${BENCH_CLOCK:-icount}
 # The seed's root: bookworm's bpftrace (0.17) and what it needs, a /bin/sh among it (it
 # popen()s clang for include paths, and dies when sh is not there); bump when that changes.
@@ -185,7 +187,7 @@ kc_bench_report() {
 			printf "  misses (%d traced VMs of 1 vCPU and %d MiB, killed together: kvmchurn load --together):\n", storm, storm_mib
 			printf "    with the default maxactive: %s missed%s  goal 0: %s\n", mdef, mby == "" ? "" : " (" mby ")", mdef == "0" ? "met" : "NOT met"
 			printf "    smallest maxactive that misses none: %s (maxactive:missed%s)\n", msmall, tried
-			printf "    the largest wave the defaults take whole (0 missed, 0 pairing drops): %s (VMs:missed/drops%s)\n", wave == wavemax ? wave " or more (kvmchurn load'\''s largest -j)" : wave == 0 ? "below " storm : wave, waves
+			printf "    the largest wave the defaults take whole (0 missed, 0 pairing drops): %s (VMs:missed/drops%s)\n", wave == wavemax ? wave " or more (kvmchurn load'\''s largest -j)" : wave == 0 ? "below " int(wavemax / 32) : wave, waves
 			printf "  what kvmchurn adds to an unmatched exit (B - A) with traced VMs alive (%s with them):\n", aliveinfo
 			stats("none alive: " unit " an exit", na, al0, "", "%9.0f")
 			stats(nalive " alive: " unit " an exit", na, aln, "", "%9.0f")
@@ -251,6 +253,7 @@ main() {
 			"$BENCH_WAVE_MAX" "$BENCH_ALIVE" "$BENCH_ALIVE_ROUNDS" >"$work/bench.conf"
 		# the boot's verdict (not ok lines: a scenario step that did not work) stays
 		KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/scenarios KVMCHURN_GUEST_DIR=$work KVMCHURN_DISK=$disk \
+			KVMCHURN_VM_MEM=$BENCH_MEM \
 			KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-7200} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-7200} "$KC_VM_DIR/run.sh" "$id" >"$work/verdict" || rc=1
 		grep -v ' passed, ' "$work/verdict" || true
 		log=$KVMCHURN_CACHE/logs/$id-latest.log

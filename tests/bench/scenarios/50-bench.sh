@@ -273,7 +273,7 @@ done
 echo "# bench misses smallest ${hi:-none}"
 
 # The largest wave that the defaults take whole: no kretprobe missed, no pairing
-# entry dropped; by halving between BENCH_STORM and kvmchurn load's largest -j.
+# entry dropped; by halving below kvmchurn load's largest -j.
 clean() { # clean VMS: 0 when a wave of VMS missed and dropped nothing
 	echo - >/tmp/storm.drops
 	n=$(storm '' "$1")
@@ -285,8 +285,7 @@ lo=0 hi=$BENCH_WAVE_MAX
 if clean "$hi"; then
 	lo=$hi
 else
-	clean "$BENCH_STORM" && lo=$BENCH_STORM
-	while [ "$lo" -gt 0 ] && [ $((hi - lo)) -gt $((hi / 32)) ]; do
+	while [ $((hi - lo)) -gt $((BENCH_WAVE_MAX / 32)) ]; do
 		m=$(((lo + hi) / 2))
 		if clean $m; then lo=$m; else hi=$m; fi
 	done
@@ -299,8 +298,14 @@ echo "# bench wave largest $lo of $BENCH_WAVE_MAX"
 # busy. Each with kvmchurn (B) and, the same VMs still there, without it (A):
 # what kvmchurn adds, apart from what so many processes cost the kernel.
 held() { [ "$(vms_alive)" -ge "$BENCH_ALIVE" ]; }
-echo 0 >/proc/sys/kernel/randomize_va_space
+# a VM of 1 vCPU and 1 MiB holds about 1.5 MiB of the guest (its process and KVM's)
+avail=$(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo)
 r=1
+if [ "$avail" -lt $((BENCH_ALIVE * 2)) ]; then
+	not_ok "alive: $avail MiB available, $((BENCH_ALIVE * 2)) wanted for $BENCH_ALIVE VMs (BENCH_MEM)"
+	r=$((BENCH_ALIVE_ROUNDS + 1))
+fi
+echo 0 >/proc/sys/kernel/randomize_va_space
 while [ "$r" -le "$BENCH_ALIVE_ROUNDS" ]; do
 	insmod "$KVMCHURN_KO" filter=firecracker
 	b0=$(forkexit "$BENCH_EXITS")
