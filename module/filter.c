@@ -24,7 +24,10 @@
 #include "compat.h"
 #include "kvmchurn.h"
 
-/* A name as the comm it matches: its bytes and NUL, the rest masked off. */
+/*
+ * A name as the comm it matches: its bytes and NUL, the rest masked off.
+ * word holds the name, zero-padded: the filter file shows it from there.
+ */
 struct kc_filter_key {
 	u64 word[2];
 	u64 mask[2];
@@ -36,7 +39,6 @@ struct kc_filter {
 	unsigned int nr;
 	u64 seq;		/* which filter this is, for the memo */
 	struct kc_filter_key keys[KC_FILTER_MAX_NAMES];
-	char names[KC_FILTER_MAX_NAMES][KC_COMM_LEN];
 };
 
 /*
@@ -90,8 +92,7 @@ static int kc_filter_parse(const char *spec, struct kc_filter *f)
 		if (len == sizeof(KC_FILTER_ALL) - 1 &&
 		    !memcmp(p, KC_FILTER_ALL, len))
 			f->all = true;
-		kc_filter_key_set(&f->keys[f->nr], p, len);
-		memcpy(f->names[f->nr++], p, len);
+		kc_filter_key_set(&f->keys[f->nr++], p, len);
 		p += len;
 	}
 	if (!f->nr || (f->all && f->nr > 1))
@@ -181,7 +182,7 @@ int kc_filter_format(char *buf, size_t len)
 	f = rcu_dereference(kc_filter);
 	for (i = 0; f && i < f->nr; i++)
 		n += scnprintf(buf + n, len - n, "%s%s", i ? " " : "",
-			       f->names[i]);
+			       (const char *)f->keys[i].word);
 	rcu_read_unlock();
 	return n;
 }
