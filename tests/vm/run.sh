@@ -85,6 +85,18 @@ kc_scenarios() {
 	done
 }
 
+# kc_build_for ID SCENARIO TARGET KO LOG WHAT: make TARGET (in ID's vm build folder) when
+# SCENARIO is among ID's, and KO must come of it; on failure says so, for WHAT, and
+# returns KC_FAIL.
+kc_build_for() {
+	local id=$1 scenario=$2 target=$3 ko=$4 log=$5 what=$6
+	kc_scenarios "$id" | grep "/${scenario//./\\.}\$" >/dev/null || return 0
+	kc_build "$id" vm "$log" "$target" && [[ -f $KC_BUILD_DIR/$ko ]] && return 0
+	tail -n 20 "$log" | sed 's/^/    /'
+	echo "FAIL $id $KC_KREL: $what build failed (log: $log)"
+	return "$KC_FAIL"
+}
+
 # kc_initramfs ID BUILD_DIR OUT [VMM]: the guest's root filesystem as a gzipped newc
 # cpio; with VMM 1, what 45-qemu needs too (vmm.sh).
 kc_initramfs() {
@@ -201,20 +213,9 @@ kc_vm_one() {
 		echo "FAIL $id $KC_KREL: guest tools build failed (log: $blog.guest)"
 		return "$KC_FAIL"
 	fi
-	# the KUnit module, when the scenario that loads it is to run
-	if kc_scenarios "$id" | grep '/05-kunit\.sh$' >/dev/null &&
-		! { kc_build "$id" vm "$blog.kunit" kunit && [[ -f $KC_BUILD_DIR/tests/kunit/kvmchurn_test.ko ]]; }; then
-		tail -n 20 "$blog.kunit" | sed 's/^/    /'
-		echo "FAIL $id $KC_KREL: KUnit module build failed (log: $blog.kunit)"
-		return "$KC_FAIL"
-	fi
-	# make bench's floor module, when the scenario that loads it is to run
-	if kc_scenarios "$id" | grep '/50-bench\.sh$' >/dev/null &&
-		! { kc_build "$id" vm "$blog.floor" bench-floor && [[ -f $KC_BUILD_DIR/tests/bench/floor/kvmchurn_floor.ko ]]; }; then
-		tail -n 20 "$blog.floor" | sed 's/^/    /'
-		echo "FAIL $id $KC_KREL: the bench's floor module build failed (log: $blog.floor)"
-		return "$KC_FAIL"
-	fi
+	# the test modules, each when the scenario that loads it is to run
+	kc_build_for "$id" 05-kunit.sh kunit tests/kunit/kvmchurn_test.ko "$blog.kunit" "KUnit module" || return
+	kc_build_for "$id" 50-bench.sh bench-floor tests/bench/floor/kvmchurn_floor.ko "$blog.floor" "the bench's floor module" || return
 	initrd=$KVMCHURN_CACHE/initramfs/$id.cpio.gz
 	# decided once: the initramfs and QEMU's disk must agree
 	local vmm=0

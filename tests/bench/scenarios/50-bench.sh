@@ -58,17 +58,8 @@ BT=/tmp/bt.root
 SEED_PID=''
 # seed_ready: the seed's root mounted and its variant chosen; else says why, returns 1
 seed_ready() {
-	[ -n "${KVMCHURN_VMM_MODULES:-}" ] || { echo "no modules to mount its root with" >/tmp/seed.why; return 1; }
-	for m in $KVMCHURN_VMM_MODULES; do
-		[ -d "/sys/module/${m%.ko}" ] || insmod "/kvmchurn/modules/$m" ||
-			{ echo "insmod $m failed" >/tmp/seed.why; return 1; }
-	done
-	mkdir -p $BT
-	mount -t squashfs -o ro /dev/vda $BT || { echo "cannot mount /dev/vda" >/tmp/seed.why; return 1; }
-	for p in dev tmp kvmchurn; do mount --bind /$p $BT/$p || return 1; done
-	# with what is mounted below it: tracefs, debugfs, the BPF file system
-	mount -o rbind /sys $BT/sys || return 1
-	mount -t proc proc $BT/proc || return 1
+	# /sys with what is mounted below it: tracefs, debugfs, the BPF file system
+	disk_root $BT rbind || { echo "its root: $DISK_WHY" >/tmp/seed.why; return 1; }
 	echo "bpftrace did not start: $(tail -n 3 /tmp/seed.out 2>/dev/null | tr '\n' ' ')" >/tmp/seed.why
 	# the stage-2 probes only where the kernel has their symbol, as the seed's author ran it
 	if grep -q ' kvm_pgtable_stage2_destroy$' /proc/kallsyms; then
@@ -358,7 +349,7 @@ for m in 512 1 512 1 512 1; do
 	before="$(meminfo) $cache: $(slabobjs "$cache")"
 	insmod "$KVMCHURN_KO" maxactive=$m || { not_ok "memory: insmod maxactive=$m"; continue; }
 	echo "# bench mem $m before$before"
-	echo "# bench mem $m loaded$(meminfo) $cache: $(slabobjs "$cache") vmpairs: $(($(vmareas kc_pairs_init) + $(vmareas kc_vms_init)))"
+	echo "# bench mem $m loaded$(meminfo) $cache: $(slabobjs "$cache") vmpairs: $(vmmodule)"
 	echo "# bench mem $m module $(tr '\n' ' ' <$D/memory)"
 	rmmod kvmchurn
 	echo "# bench mem $m after$(meminfo) $cache: $(slabobjs "$cache")"

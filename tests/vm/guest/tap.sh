@@ -322,5 +322,31 @@ vmareas() {
 		END { print n * 4096 }' /proc/vmallocinfo
 }
 
+# vmmodule: the pages of all the module's vmalloc areas, as its memory file's vmalloc
+# counts them: the pairing table's and the VM records'.
+vmmodule() { echo $(($(vmpairs) + $(vmareas kc_vms_init))); }
+
+# disk_root DIR [rbind]: the read-only root image on the guest's disk (run.sh's
+# KVMCHURN_DISK, or 45-qemu's VMM root) mounted at DIR, with /dev, /sys, /tmp and
+# /kvmchurn bound in and a proc; rbind: /sys with what is mounted below it (tracefs,
+# debugfs). 1, the step that failed in $DISK_WHY, when it cannot be had. Needs
+# KVMCHURN_VMM_MODULES (/kvmchurn/config).
+# shellcheck disable=SC2034 # DISK_WHY is the caller's to read
+disk_root() {
+	DISK_WHY=''
+	[ -n "${KVMCHURN_VMM_MODULES:-}" ] || { DISK_WHY="no modules to mount a disk with"; return 1; }
+	for m in $KVMCHURN_VMM_MODULES; do
+		[ -d "/sys/module/${m%.ko}" ] || insmod "/kvmchurn/modules/$m" || { DISK_WHY="insmod $m"; return 1; }
+	done
+	wait_for "$KC_WAIT" disk_there || { DISK_WHY="no disk (/dev/vda)"; return 1; }
+	mkdir -p "$1"
+	mount -t squashfs -o ro /dev/vda "$1" || { DISK_WHY="mount /dev/vda"; return 1; }
+	for p in dev tmp kvmchurn; do mount --bind /$p "$1/$p" || { DISK_WHY="bind /$p"; return 1; }; done
+	if [ "${2:-}" = rbind ]; then mount -o rbind /sys "$1/sys"; else mount --bind /sys "$1/sys"; fi ||
+		{ DISK_WHY="bind /sys"; return 1; }
+	mount -t proc proc "$1/proc" || { DISK_WHY="proc"; return 1; }
+}
+disk_there() { [ -b /dev/vda ]; }
+
 # slabobjs CACHE: the objects in use of a slab cache (/proc/slabinfo), 0 without it.
 slabobjs() { awk -v c="$1" '$1 == c { print $2; f = 1 } END { if (!f) print 0 }' /proc/slabinfo; }

@@ -28,15 +28,8 @@ if [ -z "${KVMCHURN_VMM_MODULES:-}" ]; then
 fi
 
 # the VMM's root: its disk, mounted, with what QEMU needs of the guest bound in
-for m in $KVMCHURN_VMM_MODULES; do
-	[ -d "/sys/module/${m%.ko}" ] || insmod "/kvmchurn/modules/$m" || not_ok "insmod $m"
-done
-have_disk() { [ -b /dev/vda ]; }
-wait_for "$KC_WAIT" have_disk || { not_ok "the VMM's root disk (/dev/vda)"; exit 0; }
-mkdir -p $R $W
-if ! mount -t squashfs -o ro /dev/vda $R; then not_ok "mount the VMM's root"; exit 0; fi
-for p in dev sys tmp kvmchurn; do mount --bind /$p $R/$p || not_ok "bind /$p into the VMM's root"; done
-mount -t proc proc $R/proc || not_ok "proc in the VMM's root"
+if ! disk_root $R; then not_ok "the VMM's root: $DISK_WHY"; exit 0; fi
+mkdir -p $W
 QEMU="chroot $R $QBIN"
 echo "# VMM: $($QEMU --version | head -n 1)"
 dd if=/dev/zero of=$W/disk.img bs=1024 count=1024 2>/dev/null

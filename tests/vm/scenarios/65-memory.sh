@@ -29,7 +29,7 @@ common() {
 	is "percpu: percpu_per_cpu times possible_cpus" "$(mem percpu)" $(($(mem percpu_per_cpu) * possible))
 	is "total: the sum of the parts" "$(mem total)" \
 		$(($(mem percpu) + $(mem slab) + $(mem vmalloc) + $(mem kretprobes)))
-	v=$(($(vmpairs) + $(vmareas kc_vms_init)))
+	v=$(vmmodule)
 	grep -e kc_pairs_init -e kc_vms_init /proc/vmallocinfo | sed 's/^/# vmallocinfo: /'
 	is "vmalloc: kc_pairs_init()'s and kc_vms_init()'s areas in /proc/vmallocinfo" "$(mem vmalloc)" "$v"
 }
