@@ -13,10 +13,13 @@
 #define KVMCHURN_COMPAT_H
 
 #include <linux/build_bug.h>
+#include <linux/compiler.h>
 #include <linux/cpumask.h>
+#include <linux/errno.h>
 #include <linux/log2.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/version.h>
 
 /*
@@ -99,6 +102,96 @@ static inline size_t kc_kretprobe_pool_bytes(unsigned int maxactive,
 {
 	return (size_t)maxactive * kc_kmalloc_size(size);
 }
+#endif
+
+/*
+ * fprobe: a function's entry and return by ftrace, where a kretprobe without
+ * kprobes on ftrace (arm64) traps twice a call. Used from 6.5, whose entry
+ * handler can decline the return (6.3) and is given the return address
+ * (6.5); 6.14 moved fprobe onto the function graph tracer, which passes
+ * ftrace_regs and keeps returns on each task's own stack, not in a pool.
+ * Without it (5.10, or no CONFIG_FPROBE: Debian's 6.1 and arm64 6.12) every
+ * probe is a kretprobe, and these stubs are never called.
+ */
+#if IS_ENABLED(CONFIG_FPROBE) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#include <linux/fprobe.h>
+#define KC_HAVE_FPROBE	true
+struct kc_fprobe {
+	struct fprobe fp;
+};
+
+#define kc_fprobe_of(p) container_of(p, struct kc_fprobe, fp)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+#define KC_FPROBE_ARGS struct fprobe *fp, unsigned long ip, \
+	unsigned long ret_ip, struct ftrace_regs *regs, void *data
+#define KC_FPROBE_POOLED	false
+#define kc_fprobe_set_maxactive(fp, n) ((void)(fp), (void)(n))
+#else
+#define KC_FPROBE_ARGS struct fprobe *fp, unsigned long ip, \
+	unsigned long ret_ip, struct pt_regs *regs, void *data
+#define KC_FPROBE_POOLED	true
+#define kc_fprobe_set_maxactive(fp, n) ((fp)->nr_maxactive = (n))
+#endif
+typedef int (*kc_fentry_fn)(KC_FPROBE_ARGS);
+typedef void (*kc_fexit_fn)(KC_FPROBE_ARGS);
+
+/* One fprobe on @sym, @size bytes of entry data: 0 or the kernel's error. */
+static inline int kc_fprobe_register(struct kc_fprobe *f, const char *sym,
+				     kc_fentry_fn entry, kc_fexit_fn exit,
+				     size_t size, unsigned int maxactive)
+{
+	memset(f, 0, sizeof(*f));
+	f->fp.entry_handler = entry;
+	f->fp.exit_handler = exit;
+	f->fp.entry_data_size = size;
+	kc_fprobe_set_maxactive(&f->fp, maxactive);
+	return register_fprobe_syms(&f->fp, &sym, 1);
+}
+
+static inline void kc_fprobe_unregister(struct kc_fprobe *f)
+{
+	unregister_fprobe(&f->fp);
+}
+
+/* Calls it let go: recursion, or (before 6.14) no free return instance. */
+static inline unsigned long kc_fprobe_missed(const struct kc_fprobe *f)
+{
+	return READ_ONCE(f->fp.nmissed);
+}
+
+/* Each return's node in its rethook (fprobe.c's fprobe_rethook_node). */
+#define KC_FPROBE_NODE_SIZE(size) \
+	(sizeof(struct rethook_node) + 2 * sizeof(unsigned long) + (size))
+#else
+#define KC_HAVE_FPROBE	false
+struct kc_fprobe {
+	unsigned long nmissed;
+};
+
+#define kc_fprobe_of(p) (p)
+#define KC_FPROBE_ARGS struct kc_fprobe *fp, unsigned long ip, \
+	unsigned long ret_ip, struct pt_regs *regs, void *data
+#define KC_FPROBE_POOLED	false
+typedef int (*kc_fentry_fn)(KC_FPROBE_ARGS);
+typedef void (*kc_fexit_fn)(KC_FPROBE_ARGS);
+
+static inline int kc_fprobe_register(struct kc_fprobe *f, const char *sym,
+				     kc_fentry_fn entry, kc_fexit_fn exit,
+				     size_t size, unsigned int maxactive)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void kc_fprobe_unregister(struct kc_fprobe *f)
+{
+}
+
+static inline unsigned long kc_fprobe_missed(const struct kc_fprobe *f)
+{
+	return 0;
+}
+
+#define KC_FPROBE_NODE_SIZE(size) (size)
 #endif
 
 /*

@@ -204,7 +204,7 @@ void kc_vms_mem(struct kc_mem *mem);
  * probes.c and tracepoints.c: what the `probes` file lists, one
  * kc_probe_status each, in kc_probe_desc() order.
  */
-int kc_kretprobes_init(unsigned int maxactive);
+int kc_kretprobes_init(unsigned int maxactive, bool fprobes);
 void kc_kretprobes_exit(void);
 unsigned int kc_kretprobes_count(void);
 void kc_kretprobe_status(unsigned int i, struct kc_probe_status *st);

@@ -222,9 +222,18 @@ struct kc_metric_desc {
 	const char *span;
 };
 
+/*
+ * A probe's kind in `probes` and raw: how it is attached. The table's
+ * kretprobes on exit_mmap and exit_files are fprobes where the kernel has
+ * fprobe with return handlers (the module's fprobes parameter).
+ */
+#define KC_KIND_KRETPROBE	"kretprobe"
+#define KC_KIND_FPROBE		"fprobe"
+#define KC_KIND_TRACEPOINT	"tracepoint"
+
 struct kc_probe_desc {
 	enum kc_metric metric;
-	const char *kind;		/* "kretprobe" or "tracepoint" */
+	const char *kind;		/* KC_KIND_KRETPROBE or _TRACEPOINT */
 	enum kc_home home;
 	const char *const *symbols;	/* NULL after the last */
 };
@@ -252,12 +261,13 @@ static inline const struct kc_probe_desc *kc_probe_desc(unsigned int p)
 #define KC_SYMS_TP(id, m_, tp)						\
 	static const char *const kc_tp_syms_##id[] = { #tp, NULL };
 #define KC_DESC_KRET(id, m_, h_, ...)					\
-	[KC_KRET_##id] = { .metric = KC_M_##m_, .kind = "kretprobe",	\
+	[KC_KRET_##id] = { .metric = KC_M_##m_,			\
+			   .kind = KC_KIND_KRETPROBE,			\
 			   .home = KC_HOME_##h_,			\
 			   .symbols = kc_kret_syms_##id },
 #define KC_DESC_TP(id, m_, tp)						\
 	[KC_NR_KRETPROBES + KC_TP_##id] = {				\
-		.metric = KC_M_##m_, .kind = "tracepoint",		\
+		.metric = KC_M_##m_, .kind = KC_KIND_TRACEPOINT,	\
 		.home = KC_HOME_KERNEL, .symbols = kc_tp_syms_##id },
 	KC_KRETPROBES(KC_SYMS_KRET)
 	KC_TRACEPOINTS(KC_SYMS_TP)

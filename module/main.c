@@ -37,6 +37,7 @@
 static char filter[KC_WRITE_MAX] = "firecracker";
 static unsigned int maxactive = 512;
 static unsigned int pairs = 4096;
+static bool fprobes = true;
 static struct kc_vms_params vms = { .last = 256, .slowest = 32, .live = 1024 };
 
 static enum {
@@ -157,6 +158,9 @@ module_param_cb(maxactive, &kc_param_maxactive_ops, &maxactive, 0444);
 MODULE_PARM_DESC(maxactive,
 		 "Concurrent calls each kretprobe can follow, 1 to "
 		 __stringify(KC_MAXACTIVE_MAX) " (default: 512)");
+module_param(fprobes, bool, 0444);
+MODULE_PARM_DESC(fprobes,
+		 "Attach exit_mmap and exit_files by fprobe where the kernel has it (6.5 and later, CONFIG_FPROBE), else by kretprobe (default: Y)");
 module_param_cb(pairs, &kc_param_pairs_ops, &pairs, 0444);
 MODULE_PARM_DESC(pairs,
 		 "Entries of the start/end pairing table, "
@@ -272,7 +276,7 @@ static int __init kc_init(void)
 	err = kc_tracepoints_init();
 	if (err)
 		goto err_hist;
-	err = kc_kretprobes_init(maxactive);
+	err = kc_kretprobes_init(maxactive, fprobes);
 	if (err)
 		goto err_tracepoints;
 	/* Last: a reader may look at everything set up before. */

@@ -28,14 +28,26 @@
 
 struct kc_kret;
 
-/* Decides at entry whether this call is followed to its return (true). */
-typedef bool (*kc_want_fn)(struct kc_kret *k, struct kretprobe_instance *ri,
+/* What a followed call keeps from its entry to its return. */
+struct kc_kret_data {
+	u64 start;
+	unsigned long arg;
+	u64 vm;
+	u8 vm_by;		/* enum kc_vm_by */
+	bool timed;
+};
+
+/*
+ * Decides at entry whether this call is followed to its return (true). @regs
+ * is NULL for a probe attached by fprobe (kc_kret_ops::fentry).
+ */
+typedef bool (*kc_want_fn)(struct kc_kret *k, struct kc_kret_data *d,
 			   struct pt_regs *regs);
 /*
  * Runs at return with the call's time in the module's unit; returns whether
  * that time goes into the metric's histogram now.
  */
-typedef bool (*kc_done_fn)(struct kretprobe_instance *ri,
+typedef bool (*kc_done_fn)(struct kc_kret *k, struct kc_kret_data *d,
 			   struct pt_regs *regs, u64 value);
 
 /*
@@ -50,6 +62,11 @@ struct kc_kret_ops {
 	kc_done_fn done;
 	kc_stands_fn stands;	/* NULL: every candidate */
 	kretprobe_handler_t entry;	/* NULL: kc_kret_entry() */
+	/*
+	 * An fprobe's entry where the kernel has fprobe: for hooks that read
+	 * no registers. NULL: a kretprobe only.
+	 */
+	kc_fentry_fn fentry;
 };
 
 struct kc_kret {
@@ -61,11 +78,13 @@ struct kc_kret {
 	char symbol[KC_SYMBOL_LEN];	/* the one attached, or the one tried */
 	unsigned int cand;	/* the candidate attached: symbols[cand] */
 	enum kc_probe_state state;
+	bool by_fprobe;		/* attached as fp, not as rp */
 	int err;
 	u64 __percpu *hits;
 	u64 missed_before;	/* nmissed of earlier attachments */
 	u64 base_hits, base_missed;	/* at the last reset */
 	struct kretprobe rp;
+	struct kc_fprobe fp;
 };
 
 /* Which VM record a call's time also goes to (vms.c). */
@@ -77,24 +96,15 @@ enum kc_vm_by {
 	KC_VM_BY_NONE,		/* the done hook saw to it */
 };
 
-struct kc_kret_data {
-	u64 start;
-	unsigned long arg;
-	u64 vm;
-	u8 vm_by;		/* enum kc_vm_by */
-	bool timed;
-};
-
 /* This call's time goes to the record of the VM @kvm. */
-static void kc_for_vm(struct kretprobe_instance *ri, const void *kvm)
+static void kc_for_vm(struct kc_kret_data *d, const void *kvm)
 {
-	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
-
 	d->vm = (unsigned long)kvm;
 	d->vm_by = KC_VM_BY_KVM;
 }
 
 static unsigned int kc_maxactive;
+static bool kc_fprobes;
 static DEFINE_MUTEX(kc_probes_lock);
 
 /*
@@ -120,7 +130,7 @@ static bool kc_traced(void)
 	return READ_ONCE(kc_enabled) && kc_filter_match(current);
 }
 
-static bool kc_want_traced(struct kc_kret *k, struct kretprobe_instance *ri,
+static bool kc_want_traced(struct kc_kret *k, struct kc_kret_data *d,
 			   struct pt_regs *regs)
 {
 	return kc_traced();
@@ -132,24 +142,24 @@ static bool kc_want_traced(struct kc_kret *k, struct kretprobe_instance *ri,
  * task that is not exiting; on 7.3 that task has its new comm by then, so a
  * VMM started by exec (QEMU under a manager) counted it as a second teardown.
  */
-static bool kc_want_exit_mmap(struct kc_kret *k, struct kretprobe_instance *ri,
+static bool kc_want_exit_mmap(struct kc_kret *k, struct kc_kret_data *d,
 			      struct pt_regs *regs)
 {
 	return (current->flags & PF_EXITING) && kc_traced();
 }
 
 /* The default, for a function whose first argument is the struct kvm *. */
-static bool kc_want_traced_kvm(struct kc_kret *k, struct kretprobe_instance *ri,
+static bool kc_want_traced_kvm(struct kc_kret *k, struct kc_kret_data *d,
 			       struct pt_regs *regs)
 {
 	if (!kc_traced())
 		return false;
-	kc_for_vm(ri, (void *)regs_get_kernel_argument(regs, 0));
+	kc_for_vm(d, (void *)regs_get_kernel_argument(regs, 0));
 	return true;
 }
 
 /* kvm_dev_ioctl(filp, ioctl, arg): only KVM_CREATE_VM, as the seed does. */
-static bool kc_want_create_vm(struct kc_kret *k, struct kretprobe_instance *ri,
+static bool kc_want_create_vm(struct kc_kret *k, struct kc_kret_data *d,
 			      struct pt_regs *regs)
 {
 	return regs_get_kernel_argument(regs, 1) == KVM_CREATE_VM &&
@@ -160,10 +170,9 @@ static bool kc_want_create_vm(struct kc_kret *k, struct kretprobe_instance *ri,
  * The ioctl's time, whatever it returned, as the seed; the VM's record gets
  * it if a VM was made, and goes if not.
  */
-static bool kc_done_create_vm(struct kretprobe_instance *ri,
+static bool kc_done_create_vm(struct kc_kret *k, struct kc_kret_data *d,
 			      struct pt_regs *regs, u64 value)
 {
-	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 	bool ok = (long)regs_return_value(regs) >= 0;
 
 	if (ok)
@@ -177,7 +186,7 @@ static bool kc_done_create_vm(struct kretprobe_instance *ri,
  * kvm_arch_init_vm(kvm, type), inside KVM_CREATE_VM: not timed. It is where
  * a traced process's VM gets its record, by its struct kvm *.
  */
-static bool kc_want_init_vm(struct kc_kret *k, struct kretprobe_instance *ri,
+static bool kc_want_init_vm(struct kc_kret *k, struct kc_kret_data *d,
 			    struct pt_regs *regs)
 {
 	if (kc_traced())
@@ -189,7 +198,7 @@ static bool kc_want_init_vm(struct kc_kret *k, struct kretprobe_instance *ri,
  * kvm_irqfd(kvm, args): not timed. It marks the VM as a traced process's,
  * so that its irqfds' unregister, which runs in a kworker, can be counted.
  */
-static bool kc_want_irqfd(struct kc_kret *k, struct kretprobe_instance *ri,
+static bool kc_want_irqfd(struct kc_kret *k, struct kc_kret_data *d,
 			  struct pt_regs *regs)
 {
 	if (kc_traced())
@@ -203,23 +212,20 @@ static bool kc_want_irqfd(struct kc_kret *k, struct kretprobe_instance *ri,
  * forgotten when its fd is released (its irqfds are gone by then), whatever
  * the filter or enable say now, so that no mark outlives its struct kvm.
  */
-static bool kc_want_vm_release(struct kc_kret *k, struct kretprobe_instance *ri,
+static bool kc_want_vm_release(struct kc_kret *k, struct kc_kret_data *d,
 			       struct pt_regs *regs)
 {
 	struct file *filp = (struct file *)regs_get_kernel_argument(regs, 1);
-	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 
 	d->arg = (unsigned long)filp->private_data;
 	d->timed = kc_traced();
-	kc_for_vm(ri, filp->private_data);
+	kc_for_vm(d, filp->private_data);
 	return d->timed || kc_pair_get(KC_PAIR_VM, d->arg, KC_PAIR_PEEK, NULL);
 }
 
-static bool kc_done_vm_release(struct kretprobe_instance *ri,
+static bool kc_done_vm_release(struct kc_kret *k, struct kc_kret_data *d,
 			       struct pt_regs *regs, u64 value)
 {
-	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
-
 	kc_pair_get(KC_PAIR_VM, d->arg, KC_PAIR_TAKE, NULL);
 	return d->timed;
 }
@@ -231,11 +237,9 @@ static bool kc_done_vm_release(struct kretprobe_instance *ri,
  * in the pairing table, by process, and the longest goes into the histogram
  * when the leader is freed (tracepoints.c): one value a process.
  */
-static bool kc_done_exit_files(struct kretprobe_instance *ri,
+static bool kc_done_exit_files(struct kc_kret *k, struct kc_kret_data *d,
 			       struct pt_regs *regs, u64 value)
 {
-	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
-
 	kc_pair_max(KC_PAIR_FILES, current->tgid, d->start, value);
 	return false;
 }
@@ -250,16 +254,16 @@ static struct kvm *kc_consumer_kvm(struct pt_regs *regs)
 				      consumer)->kvm);
 }
 
-static bool kc_want_register(struct kc_kret *k, struct kretprobe_instance *ri,
+static bool kc_want_register(struct kc_kret *k, struct kc_kret_data *d,
 			     struct pt_regs *regs)
 {
 	if (!kc_traced())
 		return false;
-	kc_for_vm(ri, kc_consumer_kvm(regs));
+	kc_for_vm(d, kc_consumer_kvm(regs));
 	return true;
 }
 
-static bool kc_done_register(struct kretprobe_instance *ri,
+static bool kc_done_register(struct kc_kret *k, struct kc_kret_data *d,
 			     struct pt_regs *regs, u64 value)
 {
 	kc_count(KC_C_IRQBYPASS_REGISTER);
@@ -271,7 +275,7 @@ static bool kc_done_register(struct kretprobe_instance *ri,
  * the filter is "*", as the seed does, or when its irqfd's VM was marked by
  * kvm_irqfd() in a traced process. KVM's irqfds are the only consumers.
  */
-static bool kc_want_unregister(struct kc_kret *k, struct kretprobe_instance *ri,
+static bool kc_want_unregister(struct kc_kret *k, struct kc_kret_data *d,
 			       struct pt_regs *regs)
 {
 	struct kvm *kvm;
@@ -279,12 +283,12 @@ static bool kc_want_unregister(struct kc_kret *k, struct kretprobe_instance *ri,
 	if (!READ_ONCE(kc_enabled))
 		return false;
 	kvm = kc_consumer_kvm(regs);
-	kc_for_vm(ri, kvm);
+	kc_for_vm(d, kvm);
 	return kc_filter_all() ||
 	       kc_pair_get(KC_PAIR_VM, (unsigned long)kvm, KC_PAIR_PEEK, NULL);
 }
 
-static bool kc_done_unregister(struct kretprobe_instance *ri,
+static bool kc_done_unregister(struct kc_kret *k, struct kc_kret_data *d,
 			       struct pt_regs *regs, u64 value)
 {
 	kc_count(KC_C_IRQBYPASS_UNREGISTER);
@@ -292,7 +296,7 @@ static bool kc_done_unregister(struct kretprobe_instance *ri,
 }
 
 /* kvm_vm_ioctl(filp, ioctl, arg): only KVM_CREATE_VCPU. */
-static bool kc_want_vcpu_create(struct kc_kret *k, struct kretprobe_instance *ri,
+static bool kc_want_vcpu_create(struct kc_kret *k, struct kc_kret_data *d,
 				struct pt_regs *regs)
 {
 	struct file *filp = (struct file *)regs_get_kernel_argument(regs, 0);
@@ -300,7 +304,7 @@ static bool kc_want_vcpu_create(struct kc_kret *k, struct kretprobe_instance *ri
 	if (regs_get_kernel_argument(regs, 1) != KVM_CREATE_VCPU ||
 	    !kc_traced())
 		return false;
-	kc_for_vm(ri, filp->private_data);
+	kc_for_vm(d, filp->private_data);
 	return true;
 }
 
@@ -323,10 +327,9 @@ static bool kc_first_run_stands(unsigned int c)
  * starts its NX recovery task in call_once(). Several vCPUs can enter before
  * it is done: the first to enter is timed, and marks the VM until it returns.
  */
-static bool kc_want_first_run(struct kc_kret *k, struct kretprobe_instance *ri,
+static bool kc_want_first_run(struct kc_kret *k, struct kc_kret_data *d,
 			      struct pt_regs *regs)
 {
-	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 	unsigned long arg = regs_get_kernel_argument(regs, 0);
 
 	if (k->cand == KC_FIRST_RUN_PID_CHANGE) {
@@ -334,12 +337,12 @@ static bool kc_want_first_run(struct kc_kret *k, struct kretprobe_instance *ri,
 
 		if (!kc_vcpu_never_ran(vcpu) || !kc_traced())
 			return false;
-		kc_for_vm(ri, vcpu->kvm);
+		kc_for_vm(d, vcpu->kvm);
 		return true;
 	}
 	if (!kc_nx_once_pending((struct kvm *)arg) || !kc_traced())
 		return false;
-	kc_for_vm(ri, (void *)arg);
+	kc_for_vm(d, (void *)arg);
 	d->arg = arg;
 	d->timed = kc_pair_add(KC_PAIR_FIRST_RUN, arg, kc_now(),
 			       false) == KC_PAIR_ADDED;
@@ -355,12 +358,9 @@ static bool kc_want_first_run(struct kc_kret *k, struct kretprobe_instance *ri,
 	return d->timed;
 }
 
-static bool kc_done_first_run(struct kretprobe_instance *ri,
+static bool kc_done_first_run(struct kc_kret *k, struct kc_kret_data *d,
 			      struct pt_regs *regs, u64 value)
 {
-	struct kc_kret *k = container_of(kc_kretprobe_of(ri), struct kc_kret, rp);
-	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
-
 	if (k->cand == KC_FIRST_RUN_NX)
 		kc_pair_get(KC_PAIR_FIRST_RUN, d->arg, KC_PAIR_TAKE, NULL);
 	return true;
@@ -411,10 +411,9 @@ static bool kc_kvm_uevent(struct pt_regs *regs, const char *event, pid_t *pid)
  * once for each such VM, for the destroy uevent to find.
  */
 static bool kc_want_uevent_create(struct kc_kret *k,
-				  struct kretprobe_instance *ri,
+				  struct kc_kret_data *d,
 				  struct pt_regs *regs)
 {
-	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 	pid_t pid;
 
 	if (!kc_kvm_uevent(regs, "EVENT=create", &pid) || !kc_traced())
@@ -424,11 +423,9 @@ static bool kc_want_uevent_create(struct kc_kret *k,
 	return true;
 }
 
-static bool kc_done_uevent_create(struct kretprobe_instance *ri,
+static bool kc_done_uevent_create(struct kc_kret *k, struct kc_kret_data *d,
 				  struct pt_regs *regs, u64 value)
 {
-	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
-
 	if (d->arg)
 		kc_pair_inc(KC_PAIR_UEVENT, d->arg, kc_now());
 	return true;
@@ -441,10 +438,9 @@ static bool kc_done_uevent_create(struct kretprobe_instance *ri,
  * the mark goes whatever enable says, as kvm_vm_release's.
  */
 static bool kc_want_uevent_destroy(struct kc_kret *k,
-				   struct kretprobe_instance *ri,
+				   struct kc_kret_data *d,
 				   struct pt_regs *regs)
 {
-	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 	pid_t pid;
 
 	if (!kc_kvm_uevent(regs, "EVENT=destroy", &pid))
@@ -454,10 +450,9 @@ static bool kc_want_uevent_destroy(struct kc_kret *k,
 	return true;
 }
 
-static bool kc_done_uevent_destroy(struct kretprobe_instance *ri,
+static bool kc_done_uevent_destroy(struct kc_kret *k, struct kc_kret_data *d,
 				   struct pt_regs *regs, u64 value)
 {
-	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 	bool marked = d->vm && kc_pair_dec(KC_PAIR_UEVENT, d->vm);
 
 	return READ_ONCE(kc_enabled) && (marked || kc_filter_all());
@@ -469,7 +464,7 @@ static bool kc_done_uevent_destroy(struct kretprobe_instance *ri,
  * and the VM is destroyed once it returns.
  */
 static bool kc_want_mn_unregister(struct kc_kret *k,
-				  struct kretprobe_instance *ri,
+				  struct kc_kret_data *d,
 				  struct pt_regs *regs)
 {
 	struct mmu_notifier *mn =
@@ -477,15 +472,13 @@ static bool kc_want_mn_unregister(struct kc_kret *k,
 
 	if (!kc_traced())
 		return false;
-	kc_for_vm(ri, container_of(mn, struct kvm, mmu_notifier));
+	kc_for_vm(d, container_of(mn, struct kvm, mmu_notifier));
 	return true;
 }
 
-static bool kc_done_mn_unregister(struct kretprobe_instance *ri,
+static bool kc_done_mn_unregister(struct kc_kret *k, struct kc_kret_data *d,
 				  struct pt_regs *regs, u64 value)
 {
-	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
-
 	kc_vm_destroyed(d->vm);
 	return true;
 }
@@ -511,15 +504,13 @@ static struct kc_kret kc_krets[KC_NR_KRETPROBES];
  * direct call.
  */
 static __always_inline int kc_kret_enter(struct kc_kret *k,
-					 struct kretprobe_instance *ri,
+					 struct kc_kret_data *d,
 					 struct pt_regs *regs, kc_want_fn want)
 {
-	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
-
 	this_cpu_inc(*k->hits);
 	d->vm = 0;
 	d->vm_by = KC_VM_BY_TGID;
-	if (!want(k, ri, regs))
+	if (!want(k, d, regs))
 		return 1;
 	d->start = kc_now();
 	return 0;
@@ -529,7 +520,8 @@ static int kc_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct kc_kret *k = container_of(kc_kretprobe_of(ri), struct kc_kret, rp);
 
-	return kc_kret_enter(k, ri, regs, k->ops.want);
+	return kc_kret_enter(k, (struct kc_kret_data *)ri->data, regs,
+			     k->ops.want);
 }
 
 NOKPROBE_SYMBOL(kc_kret_entry);
@@ -537,12 +529,14 @@ NOKPROBE_SYMBOL(kc_kret_entry);
 /*
  * Every exit on the host passes exit_mmap and exit_files, nearly always in a
  * process that is not traced: entries of their own, which know their probe
- * and call their hook without an indirect call.
+ * and call their hook without an indirect call; and fprobe's where the
+ * kernel has it, which does not trap.
  */
 static int kc_exit_mmap_entry(struct kretprobe_instance *ri,
 			      struct pt_regs *regs)
 {
-	return kc_kret_enter(&kc_krets[KC_KRET_EXIT_MMAP], ri, regs,
+	return kc_kret_enter(&kc_krets[KC_KRET_EXIT_MMAP],
+			     (struct kc_kret_data *)ri->data, regs,
 			     kc_want_exit_mmap);
 }
 
@@ -551,11 +545,24 @@ NOKPROBE_SYMBOL(kc_exit_mmap_entry);
 static int kc_exit_files_entry(struct kretprobe_instance *ri,
 			       struct pt_regs *regs)
 {
-	return kc_kret_enter(&kc_krets[KC_KRET_EXIT_FILES], ri, regs,
+	return kc_kret_enter(&kc_krets[KC_KRET_EXIT_FILES],
+			     (struct kc_kret_data *)ri->data, regs,
 			     kc_want_traced);
 }
 
 NOKPROBE_SYMBOL(kc_exit_files_entry);
+
+static int kc_exit_mmap_fentry(KC_FPROBE_ARGS)
+{
+	return kc_kret_enter(&kc_krets[KC_KRET_EXIT_MMAP], data, NULL,
+			     kc_want_exit_mmap);
+}
+
+static int kc_exit_files_fentry(KC_FPROBE_ARGS)
+{
+	return kc_kret_enter(&kc_krets[KC_KRET_EXIT_FILES], data, NULL,
+			     kc_want_traced);
+}
 
 /* The kretprobes whose hooks are not kc_want_traced() alone. */
 static const struct kc_kret_ops kc_kret_ops[KC_NR_KRETPROBES] = {
@@ -567,9 +574,9 @@ static const struct kc_kret_ops kc_kret_ops[KC_NR_KRETPROBES] = {
 	[KC_KRET_KVM_MMU_TEARDOWN] = { kc_want_traced_kvm, NULL },
 	[KC_KRET_STAGE2_DESTROY] = { kc_want_traced, NULL, kc_stage2_stands },
 	[KC_KRET_EXIT_MMAP] = { kc_want_exit_mmap, NULL, NULL,
-				kc_exit_mmap_entry },
+				kc_exit_mmap_entry, kc_exit_mmap_fentry },
 	[KC_KRET_EXIT_FILES] = { kc_want_traced, kc_done_exit_files, NULL,
-				 kc_exit_files_entry },
+				 kc_exit_files_entry, kc_exit_files_fentry },
 	[KC_KRET_KVM_VM_RELEASE] = { kc_want_vm_release, kc_done_vm_release },
 	[KC_KRET_KVM_IRQFD] = { kc_want_irqfd, NULL },
 	[KC_KRET_IRQ_BYPASS_UNREGISTER] = { kc_want_unregister,
@@ -604,14 +611,14 @@ static void kc_krets_init(void)
 	}
 }
 
-static int kc_kret_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+/* A followed call's return, by either mechanism: its time recorded. */
+static void kc_kret_finish(struct kc_kret *k, struct kc_kret_data *d,
+			   struct pt_regs *regs)
 {
-	struct kc_kret *k = container_of(kc_kretprobe_of(ri), struct kc_kret, rp);
-	struct kc_kret_data *d = (struct kc_kret_data *)ri->data;
 	u64 value = kc_to_unit(kc_since(d->start));
 
-	if (k->ops.done && !k->ops.done(ri, regs, value))
-		return 0;
+	if (k->ops.done && !k->ops.done(k, d, regs, value))
+		return;
 	kc_hist_record(k->metric, value);
 	/* The same value, to the VM's record. */
 	switch (d->vm_by) {
@@ -628,19 +635,41 @@ static int kc_kret_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		kc_vm_stage_creator(d->vm, k->metric, value);
 		break;
 	}
+}
+
+static int kc_kret_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	kc_kret_finish(container_of(kc_kretprobe_of(ri), struct kc_kret, rp),
+		       (struct kc_kret_data *)ri->data, regs);
 	return 0;
 }
 
 NOKPROBE_SYMBOL(kc_kret_return);
+
+static void kc_fprobe_return(KC_FPROBE_ARGS)
+{
+	kc_kret_finish(container_of(kc_fprobe_of(fp), struct kc_kret, fp),
+		       data, NULL);
+}
 
 /* Where GCC cloned a function, only the clone has a symbol. */
 static const char *const kc_clone_suffixes[] = {
 	"", ".isra.0", ".constprop.0", ".part.0",
 };
 
-/* Registers @k on k->symbol: 0, or the kprobe core's error. */
+/*
+ * Registers @k on k->symbol: by fprobe if it has an fprobe entry and the
+ * kernel fprobe (kc_fprobes), else by kretprobe; 0, or the kretprobe's error.
+ */
 static int kc_kret_register(struct kc_kret *k)
 {
+	k->by_fprobe = k->ops.fentry && kc_fprobes &&
+		       !kc_fprobe_register(&k->fp, k->symbol, k->ops.fentry,
+					   kc_fprobe_return,
+					   sizeof(struct kc_kret_data),
+					   kc_maxactive);
+	if (k->by_fprobe)
+		return 0;
 	memset(&k->rp, 0, sizeof(k->rp));
 	k->rp.kp.symbol_name = k->symbol;
 	k->rp.entry_handler = k->ops.entry;
@@ -686,7 +715,15 @@ static int kc_kret_attach(struct kc_kret *k)
 
 static void kc_kret_detach(struct kc_kret *k, enum kc_probe_state state)
 {
-	if (k->state == KC_PROBE_ATTACHED) {
+	if (k->state == KC_PROBE_ATTACHED && k->by_fprobe) {
+		kc_fprobe_unregister(&k->fp);
+		/*
+		 * A return handler may still run, preemption off: unlike
+		 * unregister_kretprobe(), fprobe's does not wait for it.
+		 */
+		synchronize_rcu();
+		k->missed_before += kc_fprobe_missed(&k->fp);
+	} else if (k->state == KC_PROBE_ATTACHED) {
 		unregister_kretprobe(&k->rp);
 		/* nmissed goes with the probe: keep what it counted. */
 		k->missed_before += k->rp.nmissed;
@@ -774,12 +811,13 @@ static void kc_kretprobes_free(void)
 	}
 }
 
-int kc_kretprobes_init(unsigned int maxactive)
+int kc_kretprobes_init(unsigned int maxactive, bool fprobes)
 {
 	unsigned int i;
 	int err;
 
 	kc_maxactive = maxactive;
+	kc_fprobes = fprobes;
 	kc_krets_init();
 	for (i = 0; i < ARRAY_SIZE(kc_krets); i++) {
 		kc_krets[i].hits = alloc_percpu(u64);
@@ -832,7 +870,8 @@ static u64 kc_kret_missed(const struct kc_kret *k)
 
 	/* Written by the kprobe core without a lock: a counter, read once. */
 	if (k->state == KC_PROBE_ATTACHED)
-		missed += READ_ONCE(k->rp.nmissed);
+		missed += k->by_fprobe ? kc_fprobe_missed(&k->fp) :
+			  READ_ONCE(k->rp.nmissed);
 	return missed;
 }
 
@@ -844,8 +883,10 @@ void kc_kretprobe_status(unsigned int i, struct kc_probe_status *st)
 	/* From the table, which is there before kc_kretprobes_init(). */
 	strscpy(st->metric, kc_metric_name(desc->metric), sizeof(st->metric));
 	st->m = desc->metric;
-	strscpy(st->kind, desc->kind, sizeof(st->kind));
 	mutex_lock(&kc_probes_lock);
+	/* How it is attached: an fprobe stands for the table's kretprobe. */
+	strscpy(st->kind, k->state == KC_PROBE_ATTACHED && k->by_fprobe ?
+		KC_KIND_FPROBE : desc->kind, sizeof(st->kind));
 	strscpy(st->symbol, k->symbol[0] ? k->symbol : desc->symbols[0],
 		sizeof(st->symbol));
 	kc_probe_state_text(st->state, sizeof(st->state), k->state, k->err);
@@ -854,20 +895,27 @@ void kc_kretprobe_status(unsigned int i, struct kc_probe_status *st)
 	mutex_unlock(&kc_probes_lock);
 }
 
-/* Each attached kretprobe holds maxactive instances, used or not. */
+/*
+ * Each attached kretprobe holds maxactive instances, used or not, and so
+ * does an fprobe before 6.14, in a rethook of its own; from 6.14 an fprobe's
+ * returns are kept on the tasks' own stacks, which are the kernel's.
+ */
 void kc_kretprobes_mem(struct kc_mem *mem)
 {
 	size_t size = sizeof(struct kretprobe_instance) +
 		      sizeof(struct kc_kret_data);
+	size_t fsize = KC_FPROBE_NODE_SIZE(sizeof(struct kc_kret_data));
 	unsigned int i;
 
 	mem->percpu += ARRAY_SIZE(kc_krets) * sizeof(u64);
 	mutex_lock(&kc_probes_lock);
 	for (i = 0; i < ARRAY_SIZE(kc_krets); i++) {
-		if (kc_krets[i].state != KC_PROBE_ATTACHED)
+		if (kc_krets[i].state != KC_PROBE_ATTACHED ||
+		    (kc_krets[i].by_fprobe && !KC_FPROBE_POOLED))
 			continue;
 		mem->kretprobe_instances += kc_maxactive;
-		mem->kretprobes += kc_kretprobe_pool_bytes(kc_maxactive, size);
+		mem->kretprobes += kc_kretprobe_pool_bytes(kc_maxactive,
+				   kc_krets[i].by_fprobe ? fsize : size);
 	}
 	mutex_unlock(&kc_probes_lock);
 }

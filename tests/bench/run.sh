@@ -50,6 +50,7 @@ kc_bench_report() {
 		$3 == "exit" || $3 == "churn" || $3 == "churncpu" || $3 == "churnfg" { v[$3, $4, $5] = $6; if ($5 > rounds) rounds = $5; next }
 		$3 == "recorded" { rec[$4, $5, $6] = $7; next }
 		$3 == "peer" { peer = $4; next }
+		$3 == "floor" && $5 == "fprobes" { fsyms = $6; next }
 		$3 == "seed" && $4 == "variant" { seedvar = $5; seedver = $6 " " $7; next }
 		$3 == "seedstart" { seedstart[++nseedstart] = $4 / 1e9; next }
 		$3 == "misses" && $4 == "default" { mdef = $5; mby = $0; sub(/^# bench misses default [^ ]+ ?/, "", mby); next }
@@ -143,6 +144,17 @@ kc_bench_report() {
 			stats("  added " unit " an exit", added("B", db), db, "", "%9.0f")
 			stats("  B - F: kvmchurn'\''s handlers, " unit " an exit", added("B", dbf, "F"), dbf, "", "%9.0f")
 			stats("  (B - F) / (F - A): handlers against mechanism", share(sh), sh, "0.25")
+			if (fsyms != "") {
+				printf "  where B attaches %s by fprobe: K is kvmchurn with fprobes=0 (kretprobes only), L its floor:\n", fsyms
+				stats("L the probes as kretprobes, empty handlers / A", ratio("exit", "L", "A", l), l, "")
+				stats("  added " unit " an exit (L - A: the kretprobe mechanism)", added("L", dl), dl, "", "%9.0f")
+				stats("K kvmchurn, fprobes=0 / A", ratio("exit", "K", "A", k), k, "")
+				stats("  added " unit " an exit", added("K", dk), dk, "", "%9.0f")
+				stats("  K - L: kvmchurn'\''s handlers behind kretprobes", added("K", dkl, "L"), dkl, "", "%9.0f")
+				stats("B / K: fprobe against kretprobe, kvmchurn", ratio("exit", "B", "K", bk), bk, "1")
+				stats("  B - K: " unit " an exit", added("B", dbk, "K"), dbk, "", "%9.0f")
+				stats("F / L: fprobe against kretprobe, empty handlers", ratio("exit", "F", "L", fl), fl, "1")
+			}
 			stats("C kvmchurn, filter=* (every exit recorded) / A", ratio("exit", "C", "A", c), c, "")
 			stats("  added " unit " an exit", added("C", dc), dc, "", "%9.0f")
 			stats("P tracefs peer (" peer "), filtered / A", ratio("exit", "P", "A", p), p, "")
@@ -257,7 +269,7 @@ main() {
 			KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-7200} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-7200} "$KC_VM_DIR/run.sh" "$id" >"$work/verdict" || rc=1
 		grep -v ' passed, ' "$work/verdict" || true
 		log=$KVMCHURN_CACHE/logs/$id-latest.log
-		echo "$id $KC_KREL, $(date -u +%Y-%m-%d): $BENCH_ROUNDS rounds of A F B C P Q S, $BENCH_EXITS exits and $BENCH_VMS VMs each (log: $log)"
+		echo "$id $KC_KREL, $(date -u +%Y-%m-%d): $BENCH_ROUNDS rounds of A F B C P Q S (K L where fprobe), $BENCH_EXITS exits and $BENCH_VMS VMs each (log: $log)"
 		kc_bench_report "$log"
 	done
 	return "$rc"

@@ -6,7 +6,8 @@
  *
  * kretprobes= names the kretprobes' symbols, repeats and all, as kvmchurn's
  * `raw` lists the attached ones (the bench reads them from a round of
- * kvmchurn in the same boot, so that F attaches exactly where it did); the
+ * kvmchurn in the same boot, so that F attaches exactly where it did), and
+ * fprobes= those kvmchurn attached by fprobe, with the same entry data; the
  * tracepoints are kvmchurn's table's, each with an empty probe of its own
  * prototype. Not part of kvmchurn: a benchmark's module, never installed.
  */
@@ -32,8 +33,17 @@ static unsigned int maxactive = 512;
 module_param(maxactive, uint, 0444);
 MODULE_PARM_DESC(maxactive, "instances a kretprobe (kvmchurn's default)");
 
+static char *fprobes;
+module_param(fprobes, charp, 0444);
+MODULE_PARM_DESC(fprobes, "the fprobes' symbols, comma-separated (kvmchurn's attached ones)");
+
 static struct kretprobe kf_krets[KF_MAX_KRETPROBES];
 static unsigned int kf_nr_krets;
+static struct kc_fprobe kf_fprobes[KF_MAX_KRETPROBES];
+static unsigned int kf_nr_fprobes;
+
+/* kvmchurn's entry data, which fprobe keeps for each followed call */
+#define KF_DATA_SIZE	32
 
 /* Declines every call, as kvmchurn's entry handler does for an untraced one. */
 static int kf_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -49,6 +59,15 @@ static int kf_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 
 NOKPROBE_SYMBOL(kf_return);
+
+static int kf_fentry(KC_FPROBE_ARGS)
+{
+	return 1;
+}
+
+static void kf_fexit(KC_FPROBE_ARGS)
+{
+}
 
 static void kf_tp_signal_deliver(void *data, int sig,
 				 struct kernel_siginfo *info,
@@ -131,6 +150,11 @@ static void kf_detach(void)
 		kfree(kf_krets[i].kp.symbol_name);
 	}
 	kf_nr_krets = 0;
+	for (i = 0; i < kf_nr_fprobes; i++)
+		kc_fprobe_unregister(&kf_fprobes[i]);
+	if (kf_nr_fprobes)
+		synchronize_rcu();	/* as kvmchurn: a handler may still run */
+	kf_nr_fprobes = 0;
 }
 
 /* One kretprobe on @sym (a copy of @len bytes). */
@@ -158,23 +182,55 @@ static int kf_kret_attach(const char *sym, size_t len)
 	return 0;
 }
 
-static int __init kf_init(void)
+/* One fprobe on @sym (@len bytes of it). */
+static int kf_fprobe_attach(const char *sym, size_t len)
 {
-	const char *p = kretprobes;
-	unsigned int i, tps = 0;
+	char name[KC_SYMBOL_LEN];
+	int err;
+
+	if (kf_nr_fprobes == KF_MAX_KRETPROBES)
+		return -E2BIG;
+	if (len >= sizeof(name))
+		return -ENAMETOOLONG;
+	memcpy(name, sym, len);
+	name[len] = '\0';
+	err = kc_fprobe_register(&kf_fprobes[kf_nr_fprobes], name, kf_fentry,
+				 kf_fexit, KF_DATA_SIZE, maxactive);
+	if (err) {
+		pr_err("fprobe on %s: error %d\n", name, err);
+		return err;
+	}
+	kf_nr_fprobes++;
+	return 0;
+}
+
+/* Each name of the comma-separated @list, to @attach; stops at an error. */
+static int kf_each(const char *list, int (*attach)(const char *, size_t))
+{
 	int err = 0;
 
-	if (!p || !*p) {
-		pr_err("kretprobes= is empty: give the symbols kvmchurn attached\n");
-		return -EINVAL;
-	}
-	while (*p && !err) {
-		size_t len = strcspn(p, ",");
+	while (list && *list && !err) {
+		size_t len = strcspn(list, ",");
 
 		if (len)
-			err = kf_kret_attach(p, len);
-		p += len + !!p[len];
+			err = attach(list, len);
+		list += len + !!list[len];
 	}
+	return err;
+}
+
+static int __init kf_init(void)
+{
+	unsigned int i, tps = 0;
+	int err;
+
+	if ((!kretprobes || !*kretprobes) && (!fprobes || !*fprobes)) {
+		pr_err("kretprobes= and fprobes= are empty: give the symbols kvmchurn attached\n");
+		return -EINVAL;
+	}
+	err = kf_each(kretprobes, kf_kret_attach);
+	if (!err)
+		err = kf_each(fprobes, kf_fprobe_attach);
 	for_each_kernel_tracepoint(kf_tp_lookup, NULL);
 	for (i = 0; i < KC_NR_TRACEPOINTS && !err; i++) {
 		if (!kf_tps[i].tp)
@@ -192,8 +248,8 @@ static int __init kf_init(void)
 		kf_detach();
 		return err;
 	}
-	pr_info("%u kretprobes and %u tracepoints, empty handlers\n",
-		kf_nr_krets, tps);
+	pr_info("%u kretprobes, %u fprobes and %u tracepoints, empty handlers\n",
+		kf_nr_krets, kf_nr_fprobes, tps);
 	return 0;
 }
 

@@ -6,6 +6,9 @@
 #      round attached) and tracepoints with handlers that return at once, so
 #      F - A is the kernel's probe mechanism and B - F kvmchurn's handlers;
 #   B: kvmchurn, filter=firecracker (no exit of forkexit matches; the load's do);
+#   K and L, where B attaches exit_mmap and exit_files by fprobe: kvmchurn with
+#      fprobes=0 (kretprobes only), and its floor, so that B - K is what fprobe
+#      saves and K - L the handlers behind kretprobes;
 #   C: kvmchurn, filter=* (every exit recorded);
 #   P: the tracefs peer, filtered like B: kprobe and kretprobe events on
 #      exit_mmap and exit_files, hist triggers pairing them into a synthetic
@@ -153,8 +156,10 @@ config() { # config A|B|C|P|Q
 	unload
 	peer_off || return 1
 	case $1 in
-	F) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_SYMS" ;;
+	F) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_SYMS" ${FLOOR_FSYMS:+"fprobes=$FLOOR_FSYMS"} ;;
+	L) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_SYMS,$FLOOR_FSYMS" ;;
 	B) insmod "$KVMCHURN_KO" filter=firecracker ;;
+	K) insmod "$KVMCHURN_KO" filter=firecracker fprobes=0 ;;
 	C) insmod "$KVMCHURN_KO" 'filter=*' ;;
 	P) peer_on 'comm == "firecracker" || comm ~ "fc_vcpu*"' ;;
 	Q) peer_on "" ;;
@@ -164,7 +169,7 @@ config() { # config A|B|C|P|Q
 # recorded CONFIG: what the configuration recorded of exit_mmap, to show that it worked.
 recorded() {
 	case $1 in
-	B | C) val hist exit_mmap ;;
+	B | C | K) val hist exit_mmap ;;
 	P | Q) peer_hits exit_mmap ;;
 	S) seed_stop && echo "$(seed_hits us_exit_mmap)/$(seed_count n_exit)" ;;
 	*) echo 0 ;;
@@ -172,11 +177,13 @@ recorded() {
 }
 
 echo "# bench peer $([ -e $T/synthetic_events ] && echo synthetic || echo kprobe-only)"
-# the floor's kretprobes: where kvmchurn's attached, one for each of its
-insmod "$KVMCHURN_KO" && FLOOR_SYMS=$(awk -F '\t' '$1 == "probe" && $3 == "kretprobe" && $5 == "attached" { printf "%s%s", n++ ? "," : "", $4 }' $D/raw)
+# the floor's kretprobes and fprobes: where kvmchurn's attached, one for each of its
+attached() { awk -F '\t' -v k="$1" '$1 == "probe" && $3 == k && $5 == "attached" { printf "%s%s", n++ ? "," : "", $4 }' $D/raw; }
+insmod "$KVMCHURN_KO" && FLOOR_SYMS=$(attached kretprobe) && FLOOR_FSYMS=$(attached fprobe)
 unload
-echo "# bench floor $FLOOR_SYMS"
+echo "# bench floor $FLOOR_SYMS${FLOOR_FSYMS:+ fprobes $FLOOR_FSYMS}"
 EXIT_CONFIGS="A F B C P Q"
+[ -z "$FLOOR_FSYMS" ] || EXIT_CONFIGS="$EXIT_CONFIGS K L"
 CHURN_CONFIGS="A F B P"
 if seed_ready; then
 	EXIT_CONFIGS="$EXIT_CONFIGS S" CHURN_CONFIGS="$CHURN_CONFIGS S"
@@ -186,8 +193,11 @@ fi
 aslr=$(cat /proc/sys/kernel/randomize_va_space)
 echo 0 >/proc/sys/kernel/randomize_va_space
 r=1
+# configs N: the exit configurations, reversed in even rounds: a drift that is
+# linear in time adds to each the same over two rounds
+configs() { if [ $(($1 % 2)) = 1 ]; then echo $EXIT_CONFIGS; else echo $EXIT_CONFIGS | tr ' ' '\n' | sed '1!G;h;$!d'; fi; }
 while [ "$r" -le "$BENCH_ROUNDS" ]; do
-	for c in $EXIT_CONFIGS; do
+	for c in $(configs "$r"); do
 		if ! config $c; then
 			not_ok "round $r: configuration $c"
 			continue
@@ -228,10 +238,10 @@ storm() { # storm MAXACTIVE [VMS]: prints "MISSED METRIC:MISSED...", or "error"
 	insmod "$KVMCHURN_KO" ${1:+maxactive=$1} || { echo error; return; }
 	if kvmchurn load -n "$wave" -j "$wave" --together --vcpus 1 \
 		--mem "$BENCH_STORM_MIB" --end kill --timeout 900 >/tmp/storm.out 2>&1; then
-		awk 'NR > 1 && $2 == "kretprobe" { m += $NF; if ($NF) by = by " " $1 ":" $NF }
+		awk 'NR > 1 && ($2 == "kretprobe" || $2 == "fprobe") { m += $NF; if ($NF) by = by " " $1 ":" $NF }
 			END { print m + 0 by }' $D/probes
 		# none missed: every VM's destruction was timed
-		[ "$(awk 'NR > 1 && $2 == "kretprobe" { m += $NF } END { print m + 0 }' $D/probes)" != 0 ] ||
+		[ "$(awk 'NR > 1 && ($2 == "kretprobe" || $2 == "fprobe") { m += $NF } END { print m + 0 }' $D/probes)" != 0 ] ||
 			[ "$(val hist kvm_destroy_vm)" = "$wave" ] ||
 			not_ok "storm: kvm_destroy_vm recorded $(val hist kvm_destroy_vm), want $wave" >&2
 		rec pairs 4 >/tmp/storm.drops

@@ -303,12 +303,20 @@ tcount() {
 # kc_loaded: kvmchurn.ko is loaded.
 kc_loaded() { grep -q '^kvmchurn ' /proc/modules; }
 
+# kc_kernel_from MAJOR MINOR: this kernel is MAJOR.MINOR or later
+kc_kernel_from() {
+	major=$(uname -r | cut -d. -f1) minor=$(uname -r | cut -d. -f2)
+	[ "$major" -gt "$1" ] || { [ "$major" = "$1" ] && [ "$minor" -ge "$2" ]; }
+}
 # kc_objpool: this kernel (6.7 on) keeps kretprobe instances in an objpool,
 # whole vmalloc'd pages a CPU, not one kmalloc object each.
-kc_objpool() {
-	major=$(uname -r | cut -d. -f1) minor=$(uname -r | cut -d. -f2)
-	[ "$major" -gt 6 ] || { [ "$major" = 6 ] && [ "$minor" -ge 7 ]; }
-}
+kc_objpool() { kc_kernel_from 6 7; }
+# kc_fprobe: kvmchurn attaches exit_mmap and exit_files by fprobe here: fprobe
+# whose entry can decline the return and is given ret_ip (6.5 on), built in
+kc_fprobe() { kc_kernel_from 6 5 && grep -q ' register_fprobe_syms$' /proc/kallsyms; }
+# kc_fprobe_pooled: its returns in a rethook's pool of maxactive, as a
+# kretprobe's; from 6.14 on each task's function graph stack
+kc_fprobe_pooled() { kc_fprobe && ! kc_kernel_from 6 14; }
 
 # vmpairs: the pages of kc_pairs_init()'s vmalloc areas (the table, and beyond
 # a page the array of its pages), in bytes: their pages=N (the size counts a

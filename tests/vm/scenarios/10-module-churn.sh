@@ -24,6 +24,15 @@ for p in exit_mmap sched_process_exit sched_process_free; do
 		[ "$(awk -F '\t' -v p="$p" '$1 == "probe" && $4 == p { print $5 }' "$D/raw")" = attached ]
 done
 
+# kind: by fprobe where the kernel has it (x86_64 6.12 and 7.x, arm64 7.x)
+kind() { awk -F '\t' -v p="$1" '$1 == "probe" && $4 == p { print $3 }' "$D/raw"; }
+fkind=kretprobe
+kc_fprobe && fkind=fprobe
+for p in exit_mmap exit_files; do
+	is "probe on $p: its kind" "$(kind $p)" $fkind
+done
+is "probe on kvm_vm_release: its kind" "$(kind kvm_vm_release)" kretprobe
+
 if kvmchurn load -n $VMS -j 2 --end kill >/tmp/load.out 2>&1; then
 	ok "kvmchurn load -n $VMS -j 2 --end kill"
 else
@@ -36,6 +45,7 @@ check "reap counter reaches $VMS" wait_for "$KC_WAIT" counter_is reap $VMS
 check "exit counter is $VMS" [ "$(raw_field counter exit 3)" = $VMS ]
 check "exit_mmap count is $VMS" [ "$(raw_field hist exit_mmap 3)" = $VMS ]
 check "exit_to_reap count is $VMS" [ "$(raw_field hist exit_to_reap 3)" = $VMS ]
+check "exit_files count is $VMS" [ "$(raw_field hist exit_files 3)" = $VMS ]
 check "no kretprobe missed" [ -z "$(awk -F '\t' '$1 == "probe" && $7 != 0' "$D/raw")" ]
 check "no pairing drops" [ "$(awk -F '\t' '$1 == "pairs" { print $4 + $5 }' "$D/raw")" = 0 ]
 # The bpftrace text: its bucket counts add up to the same $VMS.
@@ -69,6 +79,24 @@ done
 
 check "rmmod kvmchurn" rmmod kvmchurn
 check "debugfs folder removed" [ ! -e "$D" ]
+
+# fprobes=0: kretprobes everywhere, and the same exact counts.
+N=10
+if insmod "$KVMCHURN_KO" fprobes=0; then
+	for p in exit_mmap exit_files; do
+		is "fprobes=0: probe on $p: its kind" "$(kind $p)" kretprobe
+	done
+	kvmchurn load -n $N -j 2 --end kill >/tmp/load3.out 2>&1 ||
+		not_ok "fprobes=0: kvmchurn load -n $N: exit $?"
+	check "fprobes=0: reap counter reaches $N" wait_for "$KC_WAIT" counter_is reap $N
+	for m in exit_mmap exit_files exit_to_reap; do
+		check "fprobes=0: $m count is $N" [ "$(raw_field hist $m 3)" = $N ]
+	done
+	check "fprobes=0: nothing missed" [ -z "$(awk -F '\t' '$1 == "probe" && $7 != 0' "$D/raw")" ]
+	check "rmmod kvmchurn (fprobes=0)" rmmod kvmchurn
+else
+	not_ok "insmod kvmchurn.ko fprobes=0"
+fi
 bad=$(dmesg | grep -E 'WARNING|BUG|Oops|lockdep|kretprobe|circular locking|KASAN|UBSAN')
 check "dmesg has no warning, oops, lockdep or kretprobe report" [ -z "$bad" ]
 [ -n "$bad" ] && echo "$bad" | sed 's/^/# /'

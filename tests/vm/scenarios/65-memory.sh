@@ -16,7 +16,12 @@
 mem() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "missing" }' $D/memory; }
 # within A B SLACK: A and B differ by at most SLACK
 within() { [ $(($1 - $2)) -le "$3" ] && [ $(($2 - $1)) -le "$3" ]; }
-attached() { awk 'NR > 1 && $2 == "kretprobe" && $4 == "attached" { n++ } END { print n + 0 }' $D/probes; }
+# the probes that hold maxactive return instances: kretprobes, and fprobes before 6.14
+pooled=$(kc_fprobe_pooled && echo 1)
+attached() {
+	awk -v pooled="$pooled" 'NR > 1 && $4 == "attached" && ($2 == "kretprobe" || ($2 == "fprobe" && pooled)) { n++ }
+		END { print n + 0 }' $D/probes
+}
 # the possible CPUs, from a list such as 0-1,4
 possible=$(tr ',' '\n' </sys/devices/system/cpu/possible |
 	awk -F- '{ n += NF == 2 ? $2 - $1 + 1 : 1 } END { print n }')
@@ -24,7 +29,7 @@ possible=$(tr ',' '\n' </sys/devices/system/cpu/possible |
 # common MAXACTIVE: what holds for any parameters
 common() {
 	is "possible_cpus" "$(mem possible_cpus)" "$possible"
-	is "kretprobe_instances: maxactive times the $(attached) attached kretprobes" \
+	is "kretprobe_instances: maxactive times the $(attached) attached kretprobes (and pooled fprobes)" \
 		"$(mem kretprobe_instances)" $(($1 * $(attached)))
 	is "percpu: percpu_per_cpu times possible_cpus" "$(mem percpu)" $(($(mem percpu_per_cpu) * possible))
 	is "total: the sum of the parts" "$(mem total)" \
