@@ -36,8 +36,14 @@
 
 static char filter[KC_WRITE_MAX] = "firecracker";
 static unsigned int maxactive = 512;
-static unsigned int pairs = 4096;
-static bool fprobes = true;
+/*
+ * Room for the default vms_live killed in one wave: up to five entries a VM
+ * then (its mark, its creator's uevents, its signal, exit and exit_files),
+ * 5,120 in buckets of 8 ways filled at random; at 4,096 entries a wave of
+ * 256 VMs already dropped some (make bench).
+ */
+static unsigned int pairs = 32768;
+static unsigned int fprobes;
 static struct kc_vms_params vms = { .last = 256, .slowest = 32, .live = 1024 };
 
 static enum {
@@ -148,6 +154,17 @@ static const struct kernel_param_ops kc_param_pairs_ops = {
 	.get = param_get_uint,
 };
 
+/* 0 or 1, as enable= takes it: y or on are refused there too. */
+static int kc_param_fprobes_set(const char *val, const struct kernel_param *kp)
+{
+	return kc_param_range(val, kp, 0, 1);
+}
+
+static const struct kernel_param_ops kc_param_fprobes_ops = {
+	.set = kc_param_fprobes_set,
+	.get = param_get_uint,
+};
+
 module_param_cb(filter, &kc_param_filter_ops, NULL, 0644);
 MODULE_PARM_DESC(filter,
 		 "Leader comm names to trace: " KC_FILTER_RULE
@@ -158,14 +175,14 @@ module_param_cb(maxactive, &kc_param_maxactive_ops, &maxactive, 0444);
 MODULE_PARM_DESC(maxactive,
 		 "Concurrent calls each kretprobe can follow, 1 to "
 		 __stringify(KC_MAXACTIVE_MAX) " (default: 512)");
-module_param(fprobes, bool, 0444);
+module_param_cb(fprobes, &kc_param_fprobes_ops, &fprobes, 0444);
 MODULE_PARM_DESC(fprobes,
-		 "Attach exit_mmap and exit_files by fprobe where the kernel has it (6.5 and later, CONFIG_FPROBE), else by kretprobe (default: Y)");
+		 "1: exit_mmap and exit_files by fprobe where the kernel has it (6.5 and later, CONFIG_FPROBE); 0: by kretprobe, as every other function (default: 0, the cheaper on every kernel measured)");
 module_param_cb(pairs, &kc_param_pairs_ops, &pairs, 0444);
 MODULE_PARM_DESC(pairs,
 		 "Entries of the start/end pairing table, "
 		 __stringify(KC_PAIRS_MIN) " to " __stringify(KC_PAIRS_MAX)
-		 " (default: 4096)");
+		 " (default: 32768)");
 static int kc_param_vms_set(const char *val, const struct kernel_param *kp)
 {
 	return kc_param_range(val, kp, KC_VMS_MIN, KC_VMS_MAX);

@@ -6,8 +6,11 @@
 # with empty handlers: floor/), B (kvmchurn, filter=firecracker), C (filter=*), P and Q
 # (the tracefs peer, filtered and not), S (the seed, seed/kvm_churn_breakdown.bt, run by
 # bookworm's bpftrace from a root image on the guest's disk, made once and cached as the
-# kernels are), alternated so that drift cancels; then the misses of 256 VMs killed at once, and the
-# module's memory against the kernel's numbers. Here: min, median and max of each
+# kernels are), and where the kernel has fprobe K and L (kvmchurn and the floor with
+# fprobes=1), in an order reversed every other round so that a linear drift cancels;
+# then the misses of 256 VMs killed at once, and the module's memory against the
+# kernel's numbers. Then short boots of scenarios/60-cpus.sh with nr_cpus=1, nr_cpus=2
+# and (x86_64) 256 possible CPUs: the module's memory there. Here: min, median and max of each
 # ratio over the rounds, and whether each goal is met. Not a test: nothing here fails
 # on a number (a goal not met is printed as such); a broken run fails.
 #
@@ -145,15 +148,15 @@ kc_bench_report() {
 			stats("  B - F: kvmchurn'\''s handlers, " unit " an exit", added("B", dbf, "F"), dbf, "", "%9.0f")
 			stats("  (B - F) / (F - A): handlers against mechanism", share(sh), sh, "0.25")
 			if (fsyms != "") {
-				printf "  where B attaches %s by fprobe: K is kvmchurn with fprobes=0 (kretprobes only), L its floor:\n", fsyms
-				stats("L the probes as kretprobes, empty handlers / A", ratio("exit", "L", "A", l), l, "")
-				stats("  added " unit " an exit (L - A: the kretprobe mechanism)", added("L", dl), dl, "", "%9.0f")
-				stats("K kvmchurn, fprobes=0 / A", ratio("exit", "K", "A", k), k, "")
-				stats("  added " unit " an exit", added("K", dk), dk, "", "%9.0f")
-				stats("  K - L: kvmchurn'\''s handlers behind kretprobes", added("K", dkl, "L"), dkl, "", "%9.0f")
-				stats("B / K: fprobe against kretprobe, kvmchurn", ratio("exit", "B", "K", bk), bk, "1")
-				stats("  B - K: " unit " an exit", added("B", dbk, "K"), dbk, "", "%9.0f")
-				stats("F / L: fprobe against kretprobe, empty handlers", ratio("exit", "F", "L", fl), fl, "1")
+				printf "  with fprobes=1, %s by fprobe: K is kvmchurn so, L its floor (fprobe cheaper: K / B and L / F below 1):\n", fsyms
+				stats("L the probes with fprobes, empty handlers / A", ratio("exit", "L", "A", rl), rl, "")
+				stats("  added " unit " an exit (L - A: the mechanism)", added("L", rdl), rdl, "", "%9.0f")
+				stats("K kvmchurn, fprobes=1 / A", ratio("exit", "K", "A", rk), rk, "")
+				stats("  added " unit " an exit", added("K", rdk), rdk, "", "%9.0f")
+				stats("  K - L: kvmchurn'\''s handlers behind fprobes", added("K", rdkl, "L"), rdkl, "", "%9.0f")
+				stats("K / B: fprobe against kretprobe, kvmchurn", ratio("exit", "K", "B", rbk), rbk, "1")
+				stats("  K - B: " unit " an exit", added("K", rdbk, "B"), rdbk, "", "%9.0f")
+				stats("L / F: fprobe against kretprobe, empty handlers", ratio("exit", "L", "F", rfl), rfl, "1")
 			}
 			stats("C kvmchurn, filter=* (every exit recorded) / A", ratio("exit", "C", "A", c), c, "")
 			stats("  added " unit " an exit", added("C", dc), dc, "", "%9.0f")
@@ -237,8 +240,22 @@ kc_bench_report() {
 		}'
 }
 
+# kc_bench_cpus FILE: the memory by possible CPUs, from 60-cpus's "# bench cpus" lines
+kc_bench_cpus() {
+	awk '
+		function kib(b) { return sprintf("%.1f KiB", b / 1024) }
+		BEGIN { printf "  memory by possible CPUs (defaults; the module'\''s memory file, then the kernel'\''s own account, loaded less before):\n" }
+		{
+			delete f
+			for (i = 1; i < NF; i += 2) f[$i] = $(i + 1)
+			printf "    %3d CPUs: per-CPU %s a CPU, %s in all; return instances %d, %s; total %s\n", f["possible_cpus"], kib(f["percpu_per_cpu"]), kib(f["percpu"]), f["kretprobe_instances"], kib(f["kretprobes"]), kib(f["total"])
+			printf "              kernel: Percpu %+.1f KiB (whole pages a chunk, populated as needed), objpools %s%s, vmalloc areas %s%s (%s)\n", f["kernel_percpu"] / 1024, kib(f["kernel_pools"]), f["kernel_pools"] == 0 ? "" : f["kernel_pools"] == f["kretprobes"] ? " = the module'\''s" : " (module " kib(f["kretprobes"]) ")", kib(f["kernel_vmalloc"]), f["kernel_vmalloc"] == f["vmalloc"] ? " = the module'\''s" : " (module " kib(f["vmalloc"]) ")", f["probes"]
+		}
+		END { if (!NR) printf "    no data (the boots'\'' not ok lines say why)\n" }' "$1"
+}
+
 main() {
-	local list ids id work log rc=0 debarch disk
+	local list ids id work log rc=0 debarch disk boot boots smp
 	list=$(kc_ids "${@:-x86_64-6.1 arm64-6.1}")
 	mapfile -t ids <<<"$list"
 	kc_lock
@@ -268,9 +285,27 @@ main() {
 			KVMCHURN_VM_MEM=$BENCH_MEM \
 			KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-7200} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-7200} "$KC_VM_DIR/run.sh" "$id" >"$work/verdict" || rc=1
 		grep -v ' passed, ' "$work/verdict" || true
-		log=$KVMCHURN_CACHE/logs/$id-latest.log
+		log=$(readlink -f "$KVMCHURN_CACHE/logs/$id-latest.log")
 		echo "$id $KC_KREL, $(date -u +%Y-%m-%d): $BENCH_ROUNDS rounds of A F B C P Q S (K L where fprobe), $BENCH_EXITS exits and $BENCH_VMS VMs each (log: $log)"
 		kc_bench_report "$log"
+		# the same module on 1, 2 and (x86, which takes possible_cpus=) 256 possible CPUs
+		: >"$work/cpus"
+		boots=(nr_cpus=1 nr_cpus=2)
+		[[ $KC_ARCH != x86_64 ]] || boots+=(possible_cpus=256)
+		for boot in "${boots[@]}"; do
+			# a boot that did not come to its log leaves no line (its verdict says why)
+			rm -f "$KVMCHURN_CACHE/logs/$id-latest.log"
+			# possible_cpus= raises the count up to 6.8; from 6.9 it only limits what the
+			# firmware lists, so QEMU lists 256 (2 present, the others hotpluggable)
+			smp=''
+			[[ $boot != possible_cpus=* ]] || smp=2,maxcpus=${boot#*=}
+			KVMCHURN_BOOT=$boot KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/scenarios KVMCHURN_GUEST_DIR=$work \
+				KVMCHURN_VM_MEM=$BENCH_MEM KVMCHURN_VM_SMP=$smp "$KC_VM_DIR/run.sh" "$id" >"$work/verdict-$boot" || rc=1
+			grep -v ' passed, ' "$work/verdict-$boot" || true
+			[[ ! -e $KVMCHURN_CACHE/logs/$id-latest.log ]] ||
+				tr -d '\r' <"$KVMCHURN_CACHE/logs/$id-latest.log" | sed -n 's/^# bench cpus //p' >>"$work/cpus"
+		done
+		kc_bench_cpus "$work/cpus"
 	done
 	return "$rc"
 }

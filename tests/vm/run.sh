@@ -18,10 +18,12 @@
 # KVMCHURN_OUT (where the handed-back files and verdicts go, default $KVMCHURN_CACHE/out),
 # KVMCHURN_ICOUNT (QEMU's -icount shift: the guest clock counts instructions, one vCPU thread;
 # make bench), KVMCHURN_VM_MEM (the guest's memory in MiB instead of the kernel's -m:
-# make bench-backing), KVMCHURN_DISK (a root image, vmm.sh's kc_root_image, as the guest's
+# make bench-backing), KVMCHURN_VM_SMP (QEMU's -smp instead of the kernel's, CPUS or
+# CPUS,maxcpus=N: hotpluggable CPUs that the guest counts as possible; make bench),
+# KVMCHURN_DISK (a root image, vmm.sh's kc_root_image, as the guest's
 # read-only virtio disk, with the modules that mount it: make bench's bpftrace),
 # KVMCHURN_BOOT (kernel arguments of a boot of its own: only the
-# scenarios whose "# boot: ARGS" line says exactly these run, and ARGS is added to the
+# scenarios with a "# boot: ARGS" line that says exactly these run (one line a boot), and ARGS is added to the
 # kernel's command line; without it, those scenarios are left out: the debug tier's
 # lockdown=integrity boot).
 set -euo pipefail
@@ -45,6 +47,8 @@ KC_OUT=${KVMCHURN_OUT:-$KVMCHURN_CACHE/out}
 	kc_die "KVMCHURN_METRICS_VMS=$KVMCHURN_METRICS_VMS: give a number of VMs, 1 to 9999"
 [[ -z ${KVMCHURN_VM_MEM:-} || ${KVMCHURN_VM_MEM} =~ ^[1-9][0-9]{2,5}$ ]] ||
 	kc_die "KVMCHURN_VM_MEM=$KVMCHURN_VM_MEM: give the guest's memory in MiB, 100 to 999999"
+[[ -z ${KVMCHURN_VM_SMP:-} || ${KVMCHURN_VM_SMP} =~ ^[1-9][0-9]*(,maxcpus=[1-9][0-9]*)?$ ]] ||
+	kc_die "KVMCHURN_VM_SMP=$KVMCHURN_VM_SMP: give QEMU's -smp as CPUS or CPUS,maxcpus=N"
 # Kernel text that fails a run, and the known harmless lines (notes/kernel-matrix.md);
 # the known harmless warnings, whole blocks, are guest/known-splats.awk's.
 KC_BAD='Kernel panic|BUG:|Oops|WARNING:|Call Trace|KASAN|UBSAN|possible circular locking'
@@ -76,7 +80,12 @@ kc_scenarios() {
 		[[ $1 != "$KC_DEBUG_ID" || -n ${KVMCHURN_SCENARIO_DIR:-} ]] || ls "$KC_TOP"/tests/debug/scenarios/*.sh
 	} | while read -r f; do
 		n=${f##*/}
-		[[ $(sed -n 's/^# boot: //p' "$f") == "${KVMCHURN_BOOT:-}" ]] || continue
+		# one "# boot: ARGS" line for each boot the scenario runs in
+		if [[ -n ${KVMCHURN_BOOT:-} ]]; then
+			grep -qxF "# boot: $KVMCHURN_BOOT" "$f" || continue
+		else
+			! grep -q '^# boot: ' "$f" || continue
+		fi
 		((${#globs[@]})) || { echo "$f"; continue; }
 		for g in "${globs[@]}"; do
 			# shellcheck disable=SC2053 # $g is a glob on purpose
@@ -235,13 +244,15 @@ kc_vm_one() {
 		# icount needs one TCG thread; sleep=off: an idle guest's clock jumps, it does not wait
 		qemu=("${qemu[@]/tcg,thread=multi/tcg,thread=single}" -icount "shift=$KVMCHURN_ICOUNT,sleep=off")
 	fi
-	if [[ -n ${KVMCHURN_VM_MEM:-} ]]; then
-		# the guest's memory: the element after -m
-		local i
-		for ((i = 0; i < ${#qemu[@]} - 1; i++)); do
-			[[ ${qemu[i]} != -m ]] || qemu[i + 1]=${KVMCHURN_VM_MEM}M
-		done
-	fi
+	local i
+	for ((i = 0; i < ${#qemu[@]} - 1; i++)); do
+		# the guest's memory: the element after -m; its CPUs: after -smp
+		[[ -z ${KVMCHURN_VM_MEM:-} || ${qemu[i]} != -m ]] || qemu[i + 1]=${KVMCHURN_VM_MEM}M
+		[[ -z ${KVMCHURN_VM_SMP:-} || ${qemu[i]} != -smp ]] || qemu[i + 1]=$KVMCHURN_VM_SMP
+	done
+	# x86's default machine (pc) takes 255 CPUs at most; q35 takes more
+	[[ $KC_ARCH != x86_64 || ${KVMCHURN_VM_SMP:-} != *maxcpus=* || ${KVMCHURN_VM_SMP#*maxcpus=} -le 255 ]] ||
+		qemu+=(-machine q35)
 	kc_qemu_argv qemu
 	local append=$KC_APPEND
 	if [[ -n ${KVMCHURN_BOOT:-} ]]; then

@@ -6,9 +6,9 @@
 #      round attached) and tracepoints with handlers that return at once, so
 #      F - A is the kernel's probe mechanism and B - F kvmchurn's handlers;
 #   B: kvmchurn, filter=firecracker (no exit of forkexit matches; the load's do);
-#   K and L, where B attaches exit_mmap and exit_files by fprobe: kvmchurn with
-#      fprobes=0 (kretprobes only), and its floor, so that B - K is what fprobe
-#      saves and K - L the handlers behind kretprobes;
+#   K and L, where the kernel has fprobe: kvmchurn with fprobes=1 (exit_mmap
+#      and exit_files by fprobe), and its floor, so that K - B is what fprobe
+#      costs against kretprobes and K - L the handlers behind fprobes;
 #   C: kvmchurn, filter=* (every exit recorded);
 #   P: the tracefs peer, filtered like B: kprobe and kretprobe events on
 #      exit_mmap and exit_files, hist triggers pairing them into a synthetic
@@ -156,10 +156,10 @@ config() { # config A|B|C|P|Q
 	unload
 	peer_off || return 1
 	case $1 in
-	F) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_SYMS" ${FLOOR_FSYMS:+"fprobes=$FLOOR_FSYMS"} ;;
-	L) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_SYMS,$FLOOR_FSYMS" ;;
+	F) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_SYMS" ;;
+	L) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_KSYMS" "fprobes=$FLOOR_FSYMS" ;;
 	B) insmod "$KVMCHURN_KO" filter=firecracker ;;
-	K) insmod "$KVMCHURN_KO" filter=firecracker fprobes=0 ;;
+	K) insmod "$KVMCHURN_KO" filter=firecracker fprobes=1 ;;
 	C) insmod "$KVMCHURN_KO" 'filter=*' ;;
 	P) peer_on 'comm == "firecracker" || comm ~ "fc_vcpu*"' ;;
 	Q) peer_on "" ;;
@@ -179,7 +179,10 @@ recorded() {
 echo "# bench peer $([ -e $T/synthetic_events ] && echo synthetic || echo kprobe-only)"
 # the floor's kretprobes and fprobes: where kvmchurn's attached, one for each of its
 attached() { awk -F '\t' -v k="$1" '$1 == "probe" && $3 == k && $5 == "attached" { printf "%s%s", n++ ? "," : "", $4 }' $D/raw; }
-insmod "$KVMCHURN_KO" && FLOOR_SYMS=$(attached kretprobe) && FLOOR_FSYMS=$(attached fprobe)
+insmod "$KVMCHURN_KO" && FLOOR_SYMS=$(attached kretprobe)
+unload
+# and with fprobes=1: the symbols by kretprobe (FLOOR_KSYMS) and by fprobe then
+insmod "$KVMCHURN_KO" fprobes=1 && FLOOR_KSYMS=$(attached kretprobe) && FLOOR_FSYMS=$(attached fprobe)
 unload
 echo "# bench floor $FLOOR_SYMS${FLOOR_FSYMS:+ fprobes $FLOOR_FSYMS}"
 EXIT_CONFIGS="A F B C P Q"

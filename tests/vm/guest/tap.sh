@@ -330,6 +330,15 @@ vmareas() {
 		END { print n * 4096 }' /proc/vmallocinfo
 }
 
+# vmpools: the pages, in bytes, of the objpools that hold return instances (6.7 on): a
+# possible CPU's slot each, in /proc/vmallocinfo under the caller that made the pool
+# (register_kretprobe, or rethook_alloc where kretprobes and fprobes ride on rethook)
+vmpools() {
+	awk '$3 ~ /^(register_kretprobe|rethook_alloc|objpool_init)\+/ {
+		for (i = 4; i <= NF; i++) if ($i ~ /^pages=/) n += substr($i, 7) }
+		END { print n * 4096 }' /proc/vmallocinfo
+}
+
 # vmmodule: the pages of all the module's vmalloc areas, as its memory file's vmalloc
 # counts them: the pairing table's and the VM records'.
 vmmodule() { echo $(($(vmpairs) + $(vmareas kc_vms_init))); }

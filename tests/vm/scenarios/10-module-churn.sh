@@ -3,7 +3,8 @@
 # Runs inside the guest (busybox sh). Loads kvmchurn.ko, runs 40 VMs that are
 # SIGKILLed (KVMCHURN_METRICS_VMS: the debug tier's 8, where a VM is ten times as
 # slow), checks that exit_mmap and exit_to_reap each saw exactly that many, that
-# another comm adds nothing, reads every debugfs file, and unloads.
+# another comm adds nothing, reads every debugfs file, and unloads; then the same
+# with fprobes=1 (exit_mmap and exit_files by fprobe where the kernel has it).
 # shellcheck source=../guest/tap.sh
 . /kvmchurn/tap.sh
 VMS=${KVMCHURN_METRICS_VMS:-40}
@@ -24,14 +25,12 @@ for p in exit_mmap sched_process_exit sched_process_free; do
 		[ "$(awk -F '\t' -v p="$p" '$1 == "probe" && $4 == p { print $5 }' "$D/raw")" = attached ]
 done
 
-# kind: by fprobe where the kernel has it (x86_64 6.12 and 7.x, arm64 7.x)
+# kind: kretprobes by default; with fprobes=1 (below), exit_mmap and exit_files by
+# fprobe where the kernel has it (x86_64 6.12 and 7.x, arm64 7.x)
 kind() { awk -F '\t' -v p="$1" '$1 == "probe" && $4 == p { print $3 }' "$D/raw"; }
-fkind=kretprobe
-kc_fprobe && fkind=fprobe
-for p in exit_mmap exit_files; do
-	is "probe on $p: its kind" "$(kind $p)" $fkind
+for p in exit_mmap exit_files kvm_vm_release; do
+	is "probe on $p: its kind" "$(kind $p)" kretprobe
 done
-is "probe on kvm_vm_release: its kind" "$(kind kvm_vm_release)" kretprobe
 
 if kvmchurn load -n $VMS -j 2 --end kill >/tmp/load.out 2>&1; then
 	ok "kvmchurn load -n $VMS -j 2 --end kill"
@@ -80,22 +79,25 @@ done
 check "rmmod kvmchurn" rmmod kvmchurn
 check "debugfs folder removed" [ ! -e "$D" ]
 
-# fprobes=0: kretprobes everywhere, and the same exact counts.
+# fprobes=1: fprobes where the kernel has them, and the same exact counts.
 N=10
-if insmod "$KVMCHURN_KO" fprobes=0; then
+fkind=kretprobe
+kc_fprobe && fkind=fprobe
+if insmod "$KVMCHURN_KO" fprobes=1; then
 	for p in exit_mmap exit_files; do
-		is "fprobes=0: probe on $p: its kind" "$(kind $p)" kretprobe
+		is "fprobes=1: probe on $p: its kind" "$(kind $p)" $fkind
 	done
+	is "fprobes=1: probe on kvm_vm_release: its kind" "$(kind kvm_vm_release)" kretprobe
 	kvmchurn load -n $N -j 2 --end kill >/tmp/load3.out 2>&1 ||
-		not_ok "fprobes=0: kvmchurn load -n $N: exit $?"
-	check "fprobes=0: reap counter reaches $N" wait_for "$KC_WAIT" counter_is reap $N
+		not_ok "fprobes=1: kvmchurn load -n $N: exit $?"
+	check "fprobes=1: reap counter reaches $N" wait_for "$KC_WAIT" counter_is reap $N
 	for m in exit_mmap exit_files exit_to_reap; do
-		check "fprobes=0: $m count is $N" [ "$(raw_field hist $m 3)" = $N ]
+		check "fprobes=1: $m count is $N" [ "$(raw_field hist $m 3)" = $N ]
 	done
-	check "fprobes=0: nothing missed" [ -z "$(awk -F '\t' '$1 == "probe" && $7 != 0' "$D/raw")" ]
-	check "rmmod kvmchurn (fprobes=0)" rmmod kvmchurn
+	check "fprobes=1: nothing missed" [ -z "$(awk -F '\t' '$1 == "probe" && $7 != 0' "$D/raw")" ]
+	check "rmmod kvmchurn (fprobes=1)" rmmod kvmchurn
 else
-	not_ok "insmod kvmchurn.ko fprobes=0"
+	not_ok "insmod kvmchurn.ko fprobes=1"
 fi
 bad=$(dmesg | grep -E 'WARNING|BUG|Oops|lockdep|kretprobe|circular locking|KASAN|UBSAN')
 check "dmesg has no warning, oops, lockdep or kretprobe report" [ -z "$bad" ]

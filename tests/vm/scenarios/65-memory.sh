@@ -2,7 +2,7 @@
 # 65-memory: the memory file against what the kernel itself says. possible_cpus
 # is /sys/devices/system/cpu/possible; vmalloc is the pages of the areas
 # kc_pairs_init() made (/proc/vmallocinfo), for the default table and for
-# pairs=65536; kretprobe_instances is maxactive times the attached kretprobes of
+# pairs=262144; kretprobe_instances is maxactive times the attached kretprobes of
 # `probes`, for maxactive=512 and 64; percpu and total are their parts. Before
 # 6.7 each instance is one kmalloc object of the size the file implies: the
 # objects in use of that cache (/proc/slabinfo, read just after the cache is
@@ -47,32 +47,26 @@ default_vms=$(vmareas kc_vms_init)
 size=$(($(mem kretprobes) / $(mem kretprobe_instances)))
 rmmod kvmchurn
 
-if ! insmod "$KVMCHURN_KO" pairs=65536 maxactive=64; then not_ok "insmod pairs=65536 maxactive=64"; exit 0; fi
+if ! insmod "$KVMCHURN_KO" pairs=262144 maxactive=64; then not_ok "insmod pairs=262144 maxactive=64"; exit 0; fi
 common 64
-# 16 times the buckets, each table rounded up to whole pages
-check "pairs=65536 takes 16 times the default table: $(vmpairs), $default_pairs" \
-	within "$(vmpairs)" $((default_pairs * 16)) $((16 * 4096))
+# 8 times the buckets of the default 32768, each table rounded up to whole pages
+check "pairs=262144 takes 8 times the default table: $(vmpairs), $default_pairs" \
+	within "$(vmpairs)" $((default_pairs * 8)) $((8 * 4096))
 is "the VM records do not move with pairs=" "$(vmareas kc_vms_init)" "$default_vms"
 rmmod kvmchurn
 
 # Before 6.7 the kprobe core kmallocs each instance; from 6.7 an objpool holds them.
 cache=kmalloc-$size
 if kc_objpool; then
-	# an objpool: vmalloc'd pages a possible CPU, in /proc/vmallocinfo under the
-	# caller that made the pool (register_kretprobe, or rethook_alloc where the
-	# kretprobes ride on rethook). Their pages, not VmallocUsed, which kernel
-	# stacks (vmalloc'd too) move whenever a thread is made or freed. The
-	# difference between two maxactive cancels what any load of the module takes.
+	# an objpool: vmalloc'd pages a possible CPU (vmpools). Their pages, not
+	# VmallocUsed, which kernel stacks (vmalloc'd too) move whenever a thread is
+	# made or freed. The difference between two maxactive cancels what any load
+	# of the module takes.
 	# objpool_load MAXACTIVE: "BYTES BYTES", the pools' rise and the file's kretprobes
-	poolpages() {
-		awk '$3 ~ /^(register_kretprobe|rethook_alloc|objpool_init)\+/ {
-			for (i = 4; i <= NF; i++) if ($i ~ /^pages=/) n += substr($i, 7) }
-			END { print n * 4096 }' /proc/vmallocinfo
-	}
 	objpool_load() {
-		v=$(poolpages)
+		v=$(vmpools)
 		insmod "$KVMCHURN_KO" maxactive="$1" || { echo "0 0"; return; }
-		echo "$(($(poolpages) - v)) $(mem kretprobes)"
+		echo "$(($(vmpools) - v)) $(mem kretprobes)"
 		rmmod kvmchurn
 	}
 	# shellcheck disable=SC2046 # two numbers
