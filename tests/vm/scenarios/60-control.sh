@@ -364,14 +364,19 @@ after_reset "after a reset by the parameter"
 # A reset in the middle of a load: counted afterwards is what happened after
 # it. A VM (k events each) that was in flight at the reset may fall on either
 # side, so each count lies in [k * (N - before - J), k * (N - before)],
-# before being the VMs counted before the reset.
+# before being the VMs counted before the reset. The load is stopped from the
+# snapshot to the reset, so that no VM starts or is killed between them (on a
+# busy host the shell may wait long between two commands): only the J in
+# flight can end there, in neither.
 good reset 1 "reset before the load"
 kvmchurn load $LOAD >/tmp/kc.bg 2>&1 &
 bg=$!
 wait_hist kvm_create_vm 12
+kill -STOP $bg
 cp $D/raw /tmp/kc.before
 wr reset 1 || not_ok "reset during the load: $(cat /tmp/kc.werr)"
 cp $D/raw /tmp/kc.after
+kill -CONT $bg
 if wait $bg; then ok "reset during: kvmchurn load $LOAD"; else not_ok "reset during: load exit $?"; sed 's/^/# /' /tmp/kc.bg; fi
 quiet
 cp $D/raw /tmp/kc.final
