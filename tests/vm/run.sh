@@ -251,8 +251,8 @@ kc_vm_one() {
 		[[ -z ${KVMCHURN_VM_SMP:-} || ${qemu[i]} != -smp ]] || qemu[i + 1]=$KVMCHURN_VM_SMP
 	done
 	# x86's default machine (pc) takes 255 CPUs at most; q35 takes more
-	[[ $KC_ARCH != x86_64 || ${KVMCHURN_VM_SMP:-} != *maxcpus=* || ${KVMCHURN_VM_SMP#*maxcpus=} -le 255 ]] ||
-		qemu+=(-machine q35)
+	local smp=${KVMCHURN_VM_SMP:-0}
+	[[ $KC_ARCH != x86_64 || (${smp%%,*} -le 255 && ${smp##*=} -le 255) ]] || qemu+=(-machine q35)
 	kc_qemu_argv qemu
 	local append=$KC_APPEND
 	if [[ -n ${KVMCHURN_BOOT:-} ]]; then

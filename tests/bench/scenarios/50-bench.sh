@@ -25,7 +25,10 @@
 # VMs a second of `kvmchurn load --end kill` in A F B P S with the CPU time they
 # took (the tasks' run time of /proc/schedstat, all CPUs: what the idle waits
 # of a VM's teardown do not blur), and that less what khugepaged and the RCU
-# kthreads ran meanwhile (background work that a round may or may not catch).
+# kthreads ran meanwhile (background work that a round may or may not catch), and
+# the memory work of /proc/vmstat in it (THP faults and fallbacks, compactions,
+# reclaim scans), so that a slow round shows whether the kernel's memory did it; the
+# churn configurations too in an order reversed every other round.
 # Address space randomization is off while it runs, so
 # that each round's forkexit has the same layout to copy. Then the misses (256 VMs killed
 # together, by maxactive) and the memory the module holds
@@ -196,11 +199,18 @@ fi
 aslr=$(cat /proc/sys/kernel/randomize_va_space)
 echo 0 >/proc/sys/kernel/randomize_va_space
 r=1
-# configs N: the exit configurations, reversed in even rounds: a drift that is
-# linear in time adds to each the same over two rounds
-configs() { if [ $(($1 % 2)) = 1 ]; then echo $EXIT_CONFIGS; else echo $EXIT_CONFIGS | tr ' ' '\n' | sed '1!G;h;$!d'; fi; }
+# order N LIST: the configurations of LIST, reversed in even rounds: a drift that
+# is linear in time adds to each the same over two rounds
+order() { if [ $(($1 % 2)) = 1 ]; then echo $2; else echo $2 | tr ' ' '\n' | sed '1!G;h;$!d'; fi; }
+# vmev: the memory work of /proc/vmstat a churn round may or may not catch, whatever
+# is loaded: THP faults that got a huge page and that fell back to small pages, direct
+# compactions, pages scanned by kswapd and by direct reclaim, page faults
+VMEV="thp_fault_alloc thp_fault_fallback compact_stall pgscan_kswapd pgscan_direct pgfault"
+vmev() { awk -v keys="$VMEV" 'BEGIN { n = split(keys, k) } { v[$1] = $2 } END { for (i = 1; i <= n; i++) printf "%d ", v[k[i]]; print "" }' /proc/vmstat; }
+# vmev_delta BEFORE AFTER: "key=delta" of each
+vmev_delta() { echo "$VMEV" "$1" "$2" | awk '{ n = NF / 3; for (i = 1; i <= n; i++) printf "%s%s=%d", (i > 1 ? " " : ""), $i, $(2 * n + i) - $(n + i); print "" }'; }
 while [ "$r" -le "$BENCH_ROUNDS" ]; do
-	for c in $(configs "$r"); do
+	for c in $(order "$r" "$EXIT_CONFIGS"); do
 		if ! config $c; then
 			not_ok "round $r: configuration $c"
 			continue
@@ -212,15 +222,16 @@ while [ "$r" -le "$BENCH_ROUNDS" ]; do
 			not_ok "round $r $c: forkexit"
 		fi
 	done
-	for c in $CHURN_CONFIGS; do
+	for c in $(order "$r" "$CHURN_CONFIGS"); do
 		config $c || { not_ok "round $r: configuration $c"; continue; }
-		g0=$(background) b0=$(busy)
+		m0=$(vmev) g0=$(background) b0=$(busy)
 		if kvmchurn load -n "$BENCH_VMS" -j 2 --mem 16 --end kill --json >/tmp/bench.json 2>/tmp/bench.err; then
-			b1=$(busy) g1=$(background)
+			b1=$(busy) g1=$(background) m1=$(vmev)
 			rate=$(sed -n 's/.*"rate_per_s": *\([0-9.]*\).*/\1/p' /tmp/bench.json)
 			echo "# bench churn $c $r $rate"
 			echo "# bench churncpu $c $r $(awk -v a="$b0" -v b="$b1" -v n="$BENCH_VMS" 'BEGIN { printf "%.0f", (b - a) / n }')"
 			echo "# bench churnfg $c $r $(awk -v a="$b0" -v b="$b1" -v g="$((g1 - g0))" -v n="$BENCH_VMS" 'BEGIN { printf "%.0f", (b - a - g) / n }')"
+			echo "# bench churnvm $c $r $(vmev_delta "$m0" "$m1")"
 			echo "# bench recorded churn $c $r $(recorded $c)"
 		else
 			not_ok "round $r $c: kvmchurn load: $(cat /tmp/bench.err)"
