@@ -97,7 +97,7 @@ def main():
                 m = re.match(r"CPU#(\d+)", line)
                 if m:
                     cpu = int(m.group(1))
-                m = re.search(r"\b(?:RIP|PC)=([0-9a-f]+)", line)
+                m = re.search(r"\b(?:RIP|EIP|PC)=([0-9a-f]+)", line)
                 if m:
                     pc = int(m.group(1), 16)
                     print("sample %d vCPU %d: pc %016x%s" % (n + 1, cpu, pc, where(pc, syms)))
