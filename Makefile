@@ -158,6 +158,7 @@ check-unit:
 	tests/unit/abi_test
 	tests/unit/packaging.sh
 	tests/unit/table.sh
+	tests/unit/harness.sh
 	$(CC) $(KC_CFLAGS_STD) $(KC_CFLAGS_WARN) -O2 -o tests/unit/qtrace_gen tests/unit/qtrace_gen.c
 	$(CC) $(KC_CFLAGS_STD) $(KC_CFLAGS_WARN) -g -O1 -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -o tests/unit/qtrace_fuzz tests/unit/qtrace_fuzz.c \

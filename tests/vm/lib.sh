@@ -428,3 +428,12 @@ kc_run_tier() {
 	done
 	kc_summary "$passed" "$failed"
 }
+
+# kc_vcpus_spin WHERE: whether hang-dump.py's output WHERE shows every vCPU at one
+# program counter in all of at least two samples.
+kc_vcpus_spin() {
+	awk '/^sample [0-9]+ vCPU [0-9]+: pc / {
+		if (!($4 in pc)) pc[$4] = $6; else if (pc[$4] != $6) moved = 1
+		if ($2 > samples) samples = $2 }
+		END { exit !(samples >= 2 && !moved) }' "$1"
+}

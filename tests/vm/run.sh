@@ -203,10 +203,10 @@ KC_EARLY_HANG="the kernel hung in its own boot, before /init"
 # kc_vm_boot ID INITRD APPEND QEMU...: one boot of ID, its serial log watched until QEMU
 # ends. Sets KC_BOOT_LOG (the log; LOG.deadline holds why the watcher ended it, LOG.where
 # where the vCPUs were then), KC_BOOT_QRC (QEMU's status) and KC_BOOT_SECS.
-# Hung is decided from events: after /init began, no line from the scenarios for
-# KVMCHURN_VM_SILENCE s; before it, no byte at all for KVMCHURN_VM_BOOT_SILENCE s and
-# every vCPU at one program counter in each of hang-dump.py's samples (a kernel that only
-# boots slowly moves; one that waits for a timer wakes within that time).
+# Hung: no line from the scenarios for KVMCHURN_VM_SILENCE s; or, before /init began,
+# no byte at all for KVMCHURN_VM_BOOT_SILENCE s and every vCPU at one program counter in
+# each of hang-dump.py's samples (kc_vcpus_spin: a kernel that only boots slowly moves;
+# one that waits for a timer wakes within that time).
 kc_vm_boot() {
 	local id=$1 initrd=$2 append=$3 ts log t0 mondir qpid wpid
 	shift 3
@@ -228,7 +228,12 @@ kc_vm_boot() {
 		while kill -0 "$qpid" 2>/dev/null; do
 			sleep 2
 			why=''
-			if ! grep -aq '@@KVMCHURN BEGIN init' "$log"; then
+			# the scenarios' lines: all but the kernel's "[  12.345678] ..."
+			lines=$(grep -acv '^\[ *[0-9]*\.[0-9]*\]' "$log" || true)
+			((lines == last)) || { last=$lines heard=$SECONDS; }
+			((SECONDS - heard < KVMCHURN_VM_SILENCE)) ||
+				why="no line from the scenarios for $KVMCHURN_VM_SILENCE s (hung)"
+			if [[ -z $why ]] && ! grep -aq '@@KVMCHURN BEGIN init' "$log"; then
 				size=$(stat -c %s "$log")
 				((size == lastsize)) || { lastsize=$size grew=$SECONDS; }
 				if ((SECONDS - grew >= KVMCHURN_VM_BOOT_SILENCE)); then
@@ -236,16 +241,9 @@ kc_vm_boot() {
 					if kc_vcpus_spin "$log.where"; then
 						why="$KC_EARLY_HANG (no byte for $KVMCHURN_VM_BOOT_SILENCE s, every vCPU at one PC)"
 					else
-						grew=$SECONDS # it moves: only slow
+						grew=$SECONDS # a vCPU moves: slow, not hung
 					fi
 				fi
-				heard=$SECONDS
-			else
-				# the scenarios' lines: all but the kernel's "[  12.345678] ..."
-				lines=$(grep -acv '^\[ *[0-9]*\.[0-9]*\]' "$log" || true)
-				((lines == last)) || { last=$lines heard=$SECONDS; }
-				((SECONDS - heard < KVMCHURN_VM_SILENCE)) ||
-					why="no line from the scenarios for $KVMCHURN_VM_SILENCE s (hung)"
 			fi
 			((SECONDS - t0 < KVMCHURN_VM_TIMEOUT)) || why=${why:-"timed out after $KVMCHURN_VM_TIMEOUT s"}
 			[[ -n $why ]] || continue
@@ -261,15 +259,6 @@ kc_vm_boot() {
 	wait "$wpid" || true
 	rm -rf "$mondir"
 	KC_BOOT_LOG=$log KC_BOOT_SECS=$((SECONDS - t0))
-}
-
-# kc_vcpus_spin WHERE: whether hang-dump.py's output WHERE shows every vCPU at one
-# program counter in all of at least two samples.
-kc_vcpus_spin() {
-	awk '/^sample [0-9]+ vCPU [0-9]+: pc / {
-		if (!($4 in pc)) pc[$4] = $6; else if (pc[$4] != $6) moved = 1
-		if ($2 > samples) samples = $2 }
-		END { exit !(samples >= 2 && !moved) }' "$1"
 }
 
 kc_vm_one() {

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The vm tier's own judgements that need no boot, against what hang-dump.py
+# printed for real guests (tests/fixtures/hang/):
+#   x86_64-7.x-boot-spin.where     the CI boot of 2026-12-04 that hung after
+#                                  "hpet0: 3 comparators", before /init
+#   x86_64-5.10-paused.where       QEMU started with -S: both vCPUs at the
+#                                  reset vector (real mode, EIP)
+#   x86_64-7.x-255cpus-moving.where  vCPUs 0 to 7 of a 255-vCPU boot that only
+#                                  crawled: four of them moved
+#
+# One TAP line a test (tests/lib/tap.sh), then "harness: N passed, N failed".
+
+set -u
+export LC_ALL=C
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+# shellcheck source=tests/vm/lib.sh
+. "$here/../vm/lib.sh"
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+fix=$here/../fixtures/hang
+
+# spins NAME FILE WANT: the test NAME, kc_vcpus_spin's answer for FILE (yes or no) is WANT
+spins() {
+	local got=no
+
+	kc_vcpus_spin "$2" && got=yes
+	want_eq "kc_vcpus_spin ${2##*/}" "$3" "$got"
+	finish "$1"
+}
+
+spins "a kernel hung before /init spins" "$fix/x86_64-7.x-boot-spin.where" yes
+spins "a paused guest (EIP, real mode) spins" "$fix/x86_64-5.10-paused.where" yes
+spins "a crawling guest whose vCPUs move does not" "$fix/x86_64-7.x-255cpus-moving.where" no
+: >"$tmp/empty"
+spins "no sample (the monitor did not answer) is not a spin" "$tmp/empty" no
+echo "the monitor did not answer: [Errno 111] Connection refused" >"$tmp/refused"
+spins "a monitor error is not a spin" "$tmp/refused" no
+grep '^sample 1 ' "$fix/x86_64-7.x-boot-spin.where" >"$tmp/one"
+spins "one sample is not enough to call a spin" "$tmp/one" no
+sed '$s/pc [0-9a-f]*/pc ffffffff9d6e04c7/' "$fix/x86_64-7.x-boot-spin.where" >"$tmp/last-moved"
+spins "the last vCPU moving in the last sample is not a spin" "$tmp/last-moved" no
+
+done_suite harness
