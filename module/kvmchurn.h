@@ -6,6 +6,8 @@
 #ifndef KVMCHURN_H
 #define KVMCHURN_H
 
+#include <linux/atomic.h>
+#include <linux/compiler.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/timekeeping.h>
@@ -144,6 +146,17 @@ void kc_pairs_exit(void);
 enum kc_pair_result kc_pair_add(enum kc_pair_kind kind, u64 id, u64 ts,
 				bool replace);
 bool kc_pair_get(enum kc_pair_kind kind, u64 id, enum kc_pair_op op, u64 *ts);
+/*
+ * The live entries of each kind. Read inline, so that a probe on every exit
+ * of the host learns that nothing of a kind is held without a call.
+ */
+extern atomic_t kc_pairs_live[KC_NR_PAIR_KINDS];
+
+static inline bool kc_pair_none(enum kc_pair_kind kind)
+{
+	return !atomic_read(&kc_pairs_live[kind]);
+}
+
 void kc_pair_max(enum kc_pair_kind kind, u64 id, u64 ts, u64 val);
 bool kc_pair_take_max(enum kc_pair_kind kind, u64 id, u64 *val);
 void kc_pair_inc(enum kc_pair_kind kind, u64 id, u64 ts);
@@ -194,6 +207,14 @@ void kc_vm_stage_creating(pid_t tgid, enum kc_metric m, u64 value);
 void kc_vm_stage_creator(pid_t pid, enum kc_metric m, u64 value);
 void kc_vm_destroyed(u64 kvm);
 void kc_vm_reaped(pid_t tgid);
+/* How many VMs have a live record (vms.c); read without the lock: a hint. */
+extern unsigned int kc_vms_live;
+
+static inline bool kc_vms_none(void)
+{
+	return !READ_ONCE(kc_vms_live);
+}
+
 void kc_vms_reset(void);
 void kc_vms_snapshot(struct kc_vm *out, unsigned int *nlast,
 		     unsigned int *nslow, struct kc_vms_stats *st);

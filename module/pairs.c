@@ -47,13 +47,7 @@ static struct kc_pair_bucket *kc_buckets;
 static unsigned int kc_bucket_bits;
 static atomic64_t kc_pairs_dropped = ATOMIC64_INIT(0);
 static atomic64_t kc_pairs_aged = ATOMIC64_INIT(0);
-static atomic_t kc_pairs_live[KC_NR_PAIR_KINDS];
-
-/* No entry of @kind (enum kc_pair_kind) exists: a lookup has nothing to find. */
-static inline bool kc_pair_none(enum kc_pair_kind kind)
-{
-	return !atomic_read(&kc_pairs_live[kind]);
-}
+atomic_t kc_pairs_live[KC_NR_PAIR_KINDS];
 
 static inline struct kc_pair_bucket *kc_pair_bucket(u32 kind, u64 id)
 {

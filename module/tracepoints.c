@@ -123,6 +123,11 @@ static void kc_tp_sched_process_free(void *data, struct task_struct *p)
 	u64 start, v;
 
 	kc_tp_hit(KC_TP_SCHED_PROCESS_FREE);
+	/* Nearly every task on the host: nothing of its process is held. */
+	if (kc_pair_none(KC_PAIR_EXIT) &&
+	    (!leader || (kc_pair_none(KC_PAIR_SIGNAL) &&
+			 kc_pair_none(KC_PAIR_FILES) && kc_vms_none())))
+		return;
 	if (leader) {
 		kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_TAKE, NULL);
 		if (kc_pair_take_max(KC_PAIR_FILES, p->tgid, &v) &&

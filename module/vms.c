@@ -49,7 +49,7 @@ static struct kc_vms_stats kc_st;	/* under the lock */
 static unsigned int kc_last_head, kc_last_len, kc_slowest_len;
 static int kc_free = KC_NONE;
 static u64 kc_seq;
-static unsigned int kc_live_n;		/* read without the lock: a hint */
+unsigned int kc_vms_live;		/* read without the lock: a hint */
 
 static unsigned int kc_hash(u64 key)
 {
@@ -83,7 +83,7 @@ static int kc_next_of(int i)
  */
 static bool kc_may_have_vms(pid_t tgid)
 {
-	return READ_ONCE(kc_live_n) &&
+	return READ_ONCE(kc_vms_live) &&
 	       READ_ONCE(kc_by_tgid[kc_hash(tgid)]) != KC_NONE;
 }
 
@@ -141,7 +141,7 @@ static void kc_slot_free(int i)
 	s->used = false;
 	s->next_free = kc_free;
 	kc_free = i;
-	WRITE_ONCE(kc_live_n, kc_live_n - 1);
+	WRITE_ONCE(kc_vms_live, kc_vms_live - 1);
 }
 
 static u64 kc_reap_time(const struct kc_vm *vm)
@@ -254,7 +254,7 @@ void kc_vm_begin(u64 kvm, struct task_struct *t)
 	kc_slots[i].seq = ++kc_seq;
 	kc_slots[i].used = true;
 	kc_link(i);
-	WRITE_ONCE(kc_live_n, kc_live_n + 1);
+	WRITE_ONCE(kc_vms_live, kc_vms_live + 1);
 	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
 }
 
@@ -269,7 +269,7 @@ void kc_vm_stage_kvm(u64 kvm, enum kc_metric m, u64 value)
 	unsigned long flags;
 	int i;
 
-	if (!READ_ONCE(kc_live_n))
+	if (!READ_ONCE(kc_vms_live))
 		return;
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
 	i = kc_find_kvm(kvm);
@@ -319,7 +319,7 @@ void kc_vm_stage_creator(pid_t pid, enum kc_metric m, u64 value)
 	unsigned long flags;
 	unsigned int i;
 
-	if (!READ_ONCE(kc_live_n))
+	if (!READ_ONCE(kc_vms_live))
 		return;
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
 	for (i = 0; i < kc_vms_p.live; i++) {
@@ -365,7 +365,7 @@ void kc_vm_destroyed(u64 kvm)
 	unsigned long flags;
 	int i;
 
-	if (!READ_ONCE(kc_live_n))
+	if (!READ_ONCE(kc_vms_live))
 		return;
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
 	i = kc_find_kvm(kvm);
@@ -423,7 +423,7 @@ void kc_vms_snapshot(struct kc_vm *out, unsigned int *nlast,
 	len = kc_last_len;
 	first = (kc_last_head + kc_vms_p.last - len) % kc_vms_p.last;
 	*st = kc_st;
-	st->live = kc_live_n;
+	st->live = kc_vms_live;
 	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
 	/* Newer VMs may land while this copies: the ring may move on. */
 	for (i = 0; i < len; i += n) {
@@ -482,7 +482,7 @@ int kc_vms_init(const struct kc_vms_params *p)
 	kc_last_len = 0;
 	kc_slowest_len = 0;
 	kc_seq = 0;
-	kc_live_n = 0;
+	kc_vms_live = 0;
 	kc_hash_bits = ilog2(heads);
 	a = kc_vms_area;
 	kc_slots = (struct kc_vm_slot *)a;

@@ -1,21 +1,38 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # profile.sh [ID...]: make bench-profile, where the cost that make bench measures on
-# unmatched exits goes. Each kernel (default x86_64-6.1 and arm64-6.1) boots under
-# QEMU's icount (as make bench does), and Debian's perf of that release samples the
-# guest on cpu-clock, every PROFILE_PERIOD instructions, while forkexit runs
-# PROFILE_EXITS fork + exit + waitpid without the module (A) and with it
-# (B, filter=firecracker), twice each (profile/60-profile.sh). Printed: the symbols
-# whose samples B adds, with the instructions that makes per exit.
+# unmatched exits goes, split by call chain into what the kernel's probe mechanism
+# costs and what kvmchurn's handlers cost. Each kernel (default x86_64-6.1 and
+# arm64-6.1) boots under QEMU's icount (as make bench does), and Debian's perf of
+# that release samples the guest's kernel on cpu-clock with call chains, every
+# PROFILE_PERIOD instructions, while forkexit runs PROFILE_EXITS fork + exit + waitpid
+# in A (nothing loaded), F (the floor), B (kvmchurn, filter=firecracker), PROFILE_ROUNDS
+# times each, then in V (B with PROFILE_ALIVE traced VMs alive) (profile/60-profile.sh).
+# Printed: each class's instructions an exit with the interval its sample count gives,
+# (B - F) / (F - A) from them, V against B, and the symbols B adds most samples in.
 # perf and the shared libraries it needs come from the package archive (the private
 # apt of the vm tier, bookworm), unpacked under $KVMCHURN_CACHE/bench/perf/<arch>.
-# Knobs: PROFILE_EXITS (5000), PROFILE_PERIOD (10000).
+# Knobs: PROFILE_EXITS (10000), PROFILE_PERIOD (10007: a prime, so that no loop of an
+# exit beats with it; cpu-clock takes 10000 at the least), PROFILE_ROUNDS (1),
+# PROFILE_ALIVE (1000; 0: no V), PROFILE_ALIVE_EXITS (2000: V's exits),
+# PROFILE_MEM (the guest's MiB, 3072: room for the VMs alive).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../vm/lib.sh"
 
-PROFILE_EXITS=${PROFILE_EXITS:-5000}
-PROFILE_PERIOD=${PROFILE_PERIOD:-10000}
+PROFILE_EXITS=${PROFILE_EXITS:-10000}
+PROFILE_PERIOD=${PROFILE_PERIOD:-10007}
+PROFILE_ROUNDS=${PROFILE_ROUNDS:-1}
+PROFILE_ALIVE=${PROFILE_ALIVE:-1000}
+PROFILE_ALIVE_EXITS=${PROFILE_ALIVE_EXITS:-2000}
+PROFILE_MEM=${PROFILE_MEM:-3072}
+# The kernel's probe mechanism, as frames of a call chain (an extended regex, as perf's
+# --parent takes it): kprobes on ftrace (x86_64) and by break and single step (arm64:
+# the debug exception's path to the kprobe handlers), kretprobes' entry and their
+# trampolines, with the rethook and the object pools that hold their instances (6.1
+# on), fprobe, and ftrace's own entries. A's samples in it are the check that it names
+# nothing an exit runs without probes.
+PROFILE_MECH='^(kprobe_|kprobes_|get_kprobe|pre_handler_kretprobe|kretprobe_|__kretprobe_|trampoline_handler|trampoline_probe_handler|arch_rethook_|rethook_|__rethook_|objpool_|freelist_|fprobe_|__fprobe_|ftrace_|arch_ftrace_|__ftrace_|brk_handler|call_break_hook|call_el1_break_hook|do_debug_exception|el1_dbg|reenter_kprobe|setup_singlestep|post_kprobe_handler|arch_uprobe_)'
 
 # kc_perf_root DEBARCH DIR: linux-perf and its dependencies of bookworm, unpacked in DIR/root.
 kc_perf_root() {
@@ -54,16 +71,80 @@ kc_perf_guest() {
 	done
 }
 
-# kc_profile_report LOG: the totals, then the symbols B gained most samples in.
+# kc_profile_report LOG: the classes' instructions an exit by configuration, the
+# ratios from them, then the symbols B gained most samples in.
 kc_profile_report() {
-	local prog='$1 == "#" && $2 == "profile" && $4 ~ /^[0-9]+$/ { s[$3, $5] += $4; t[$3] += $4; sym[$5] = 1 }'
+	local prog='$1 == "#" && $2 == "profile" && $3 ~ /^[A-Z]$/ && $4 ~ /^[0-9]+$/ {
+		c = $3; n = $4; sym = $6
+		class = $5 ~ /^k[cf]_/ ? "handler" : $5 != "[other]" ? "mechanism" : sym ~ /^0xffff/ ? "nosym" : "rest"
+		cl[c, class] += n; t[c] += n; s[c, sym] += n; syms[sym] = 1
+		if (class == "handler" || class == "mechanism") by[c, class, $5] += n
+		next
+	}
+	$1 == "#" && $2 == "profile" && $4 == "ns" && $5 ~ /^[0-9]+$/ { runs[$3]++ }
+	$1 == "#" && $2 == "profile" && $4 == "plain" { plain[$3] += $5; nplain[$3]++ }
+	$1 == "#" && $2 == "profile" && $3 == "alive" { alive = $4 " (" $5 " " $6 ")" }
+	$1 == "#" && $2 == "profile" && $3 == "kprobes" { kprobes = $4 }'
 	tr -d '\r' <"$1" | awk -v period="$PROFILE_PERIOD" -v exits="$PROFILE_EXITS" "$prog"'
-		END { printf "  samples: A %d, B %d (two runs each): B adds %.0f instructions an exit\n",
-			t["A"], t["B"], (t["B"] - t["A"]) * period / exits / 2 }'
+		# per C N: N samples of C as instructions an exit: their share of all of C'\''s
+		# samples, of what an exit took without perf
+		function per(c, n) { return t[c] && nplain[c] ? n / t[c] * plain[c] / nplain[c] : 0 }
+		# lo C N, hi C N: the 95 % interval of a Poisson count of N, an exit
+		function lo(c, n) { return per(c, n > 0 ? n - 1.96 * sqrt(n) : 0) }
+		function hi(c, n) { return per(c, n + 1.96 * sqrt(n + 1)) }
+		function show(name, c, n) {
+			printf "    %-44s %7.0f  [%7.0f, %7.0f]  (%d samples)\n", name, per(c, n), lo(c, n), hi(c, n), n
+		}
+		BEGIN { split("A F B V", cfgs) }
+		END {
+			printf "  instructions an exit by call chain (95 %% interval from the sample count):\n"
+			for (i = 1; i <= 4; i++) {
+				c = cfgs[i]
+				if (!t[c]) continue
+				printf "  %s (%d runs, %d samples, %.0f instructions an exit without perf)%s:\n", c, runs[c], t[c], per(c, t[c]), c == "V" ? ", alive " alive : ""
+				show("handlers (a kc_ or kf_ frame first)", c, cl[c, "handler"])
+				show("mechanism (a probe machinery frame first)", c, cl[c, "mechanism"])
+				show("kernel code without a symbol (trampolines)", c, cl[c, "nosym"])
+			}
+			if (kprobes == "trap")
+				printf "  kprobes trap here (a break and a single step): their handlers and the trap run with interrupts\n  masked, so a sample waits until they end and lands after them; neither the mechanism nor the\n  kretprobes'\'' handlers are seen by call chain (the tracepoints'\'' are). make bench'\''s F - A and B - F say it.\n"
+			else if (runs["F"] && runs["B"] && runs["A"]) {
+				# the mechanism: what F adds in its frames and unnamed code over what A
+				# has there (an exit calls rethook_flush_task and ftrace_graph_exit_task
+				# whatever is loaded), with the empty handlers of F; the handlers: what
+				# those of kvmchurn add to them
+				mf = cl["F", "mechanism"] + cl["F", "nosym"]; ma = cl["A", "mechanism"] + cl["A", "nosym"]
+				fa = per("F", mf) - per("A", ma) + per("F", cl["F", "handler"])
+				fal = lo("F", mf) - hi("A", ma) + lo("F", cl["F", "handler"])
+				fah = hi("F", mf) - lo("A", ma) + hi("F", cl["F", "handler"])
+				bf = per("B", cl["B", "handler"]) - per("F", cl["F", "handler"])
+				bfl = lo("B", cl["B", "handler"]) - hi("F", cl["F", "handler"])
+				bfh = hi("B", cl["B", "handler"]) - lo("F", cl["F", "handler"])
+				printf "  F - A, the mechanism with empty handlers:          %7.0f  [%7.0f, %7.0f]\n", fa, fal, fah
+				printf "  B - F, kvmchurn'\''s handlers less the empty ones:   %7.0f  [%7.0f, %7.0f]\n", bf, bfl, bfh
+				printf "  (B - F) / (F - A):                                 %7.3f  [%7.3f, %7.3f]  goal <= 0.25: %s\n", bf / fa, bfl / fah, bfh / fal, (bfh / fal <= 0.25 ? "met" : bfl / fah > 0.25 ? "NOT met" : "not resolved")
+				mb = cl["B", "mechanism"] + cl["B", "nosym"]
+				printf "  the mechanism in B against F (the same probes):    %7.0f against %.0f\n", per("B", mb) - per("A", ma), per("F", mf) - per("A", ma)
+				printf "  A'\''s samples in those frames (what an exit runs there without probes): %d\n", ma
+			}
+			if (t["V"] && t["B"]) {
+				v = per("V", cl["V", "handler"]); b = per("B", cl["B", "handler"])
+				printf "  handlers with %s alive / none alive:  %.3f  [%.3f, %.3f]  goal <= 1.1 (must not grow): %s\n", substr(alive, 1, index(alive, " ") - 1), v / b,
+					lo("V", cl["V", "handler"]) / hi("B", cl["B", "handler"]), hi("V", cl["V", "handler"]) / lo("B", cl["B", "handler"]),
+					(hi("V", cl["V", "handler"]) / lo("B", cl["B", "handler"]) <= 1.1 ? "met" : lo("V", cl["V", "handler"]) / hi("B", cl["B", "handler"]) > 1.1 ? "NOT met" : "not resolved")
+			}
+			printf "  where B'\''s handler and mechanism samples start (first matching frame):\n"
+			for (k in by) {
+				split(k, p, SUBSEP)
+				if (p[1] == "B" && by[k] * 100 >= cl["B", p[2]]) printf "    %-9s %6d  %6.0f an exit  %s\n", p[2], by[k], per("B", by[k]), p[3] | "sort -k2,2nr"
+			}
+			close("sort -k2,2nr")
+		}'
+	echo "  symbols B gains most in over A (the sampled instruction's), instructions an exit:"
 	tr -d '\r' <"$1" | awk "$prog"'
-		END { for (f in sym) if (s["B", f] > s["A", f]) print s["B", f] - s["A", f], s["A", f], s["B", f], f }' |
-		sort -k1,1nr | head -n 25 | awk -v period="$PROFILE_PERIOD" -v exits="$PROFILE_EXITS" '
-		{ printf "  %+6d samples (A %d, B %d)  %5.0f instructions an exit  %s\n", $1, $2, $3, $1 * period / exits / 2, $4 }'
+		function per(c, n) { return t[c] && nplain[c] ? n / t[c] * plain[c] / nplain[c] : 0 }
+		END { for (f in syms) if (per("B", s["B", f]) > per("A", s["A", f])) print per("B", s["B", f]) - per("A", s["A", f]), s["A", f] + 0, s["B", f] + 0, f }' |
+		sort -k1,1nr | head -n 25 | awk '{ printf "  %+8.0f  (samples: A %d, B %d)  %s\n", $1, $2, $3, $4 }'
 }
 
 main() {
@@ -84,10 +165,11 @@ main() {
 			kc_die "$id: could not get Debian's perf for $KC_DEBARCH"
 		kc_perf_guest "$KVMCHURN_CACHE/bench/perf/$KC_DEBARCH/root" "$work/perf"
 		kc_guest_cc "$work/bin/forkexit" "$KC_TOP/tests/bench/forkexit.c"
-		printf 'PROFILE_EXITS=%s\nPROFILE_PERIOD=%s\n' "$PROFILE_EXITS" "$PROFILE_PERIOD" >"$work/bench.conf"
-		KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/profile KVMCHURN_GUEST_DIR=$work \
-			KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-3600} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-3600} "$KC_VM_DIR/run.sh" "$id" | grep -v ' passed, ' || true
-		echo "$id $KC_KREL: perf samples every $PROFILE_PERIOD instructions, $PROFILE_EXITS exits, A and B twice"
+		printf "PROFILE_EXITS=%s\nPROFILE_PERIOD=%s\nPROFILE_ROUNDS=%s\nPROFILE_ALIVE=%s\nPROFILE_ALIVE_EXITS=%s\nPROFILE_MECH='%s'\n" \
+			"$PROFILE_EXITS" "$PROFILE_PERIOD" "$PROFILE_ROUNDS" "$PROFILE_ALIVE" "$PROFILE_ALIVE_EXITS" "$PROFILE_MECH" >"$work/bench.conf"
+		KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/profile KVMCHURN_GUEST_DIR=$work KVMCHURN_VM_MEM=$PROFILE_MEM \
+			KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-3600} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-7200} "$KC_VM_DIR/run.sh" "$id" | grep -v ' passed, ' || true
+		echo "$id $KC_KREL, $(date -u +%Y-%m-%d): perf samples every $PROFILE_PERIOD instructions, $PROFILE_EXITS exits, A F B $PROFILE_ROUNDS times, V with $PROFILE_ALIVE VMs alive over $PROFILE_ALIVE_EXITS exits"
 		kc_profile_report "$KVMCHURN_CACHE/logs/$id-latest.log"
 	done
 }

@@ -294,6 +294,7 @@ kc_vm_one() {
 	# the test modules, each when the scenario that loads it is to run
 	kc_build_for "$id" 05-kunit.sh kunit tests/kunit/kvmchurn_test.ko "$blog.kunit" "KUnit module" || return
 	kc_build_for "$id" 50-bench.sh bench-floor tests/bench/floor/kvmchurn_floor.ko "$blog.floor" "the bench's floor module" || return
+	kc_build_for "$id" 60-profile.sh bench-floor tests/bench/floor/kvmchurn_floor.ko "$blog.floor" "the bench's floor module" || return
 	initrd=$KVMCHURN_CACHE/initramfs/$id.cpio.gz
 	# decided once: the initramfs and QEMU's disk must agree
 	local vmm=0

@@ -1,32 +1,119 @@
 #!/bin/sh
 # 60-profile (make bench-profile, not a test): where the unmatched exits' added
 # cost goes. perf (Debian's, run through its own dynamic loader from
-# /kvmchurn/perf) samples the whole guest on cpu-clock while forkexit runs,
-# without the module (A) and with it (B, filter=firecracker); under QEMU's
-# icount a sample is every PERIOD instructions. One "# profile CFG SAMPLES
-# SYMBOL" line a symbol; tests/bench/profile.sh compares the two.
+# /kvmchurn/perf) samples CPU 0, where forkexit and its children run, on
+# cpu-clock with the kernel's call chains, while forkexit runs, in A (nothing
+# loaded), F (the floor: kvmchurn's probes with empty handlers,
+# tests/bench/floor), B (kvmchurn, filter=firecracker) and V (B with
+# PROFILE_ALIVE traced VMs alive, the pairing table and the records busy).
+# Each sample goes to a class by its call chain, read from the sampled
+# instruction outwards: "handler" where a frame of kvmchurn's (kc_*) or the
+# floor's (kf_*) handlers comes first, "mechanism" where a frame of the
+# kernel's probe machinery does (PROFILE_MECH: the kprobe, kretprobe, rethook,
+# fprobe and ftrace entries of the kernels of the bench, arm64's break and
+# single step), and "nosym" where the sampled instruction is kernel code
+# without a symbol (ftrace's trampolines, kprobes' single-step slots).
+# A sample costs perf thousands of instructions, which the guest's clock
+# counts too, so a class's share of the samples is what is kept: the same
+# configuration's forkexit without perf, just before, says how many
+# instructions an exit takes, and the class its share of them. That share does
+# not move with what the rest of the kernel drifts by from round to round,
+# which an end-to-end difference of F and A cannot resolve on x86_64.
+# One "# profile CFG SAMPLES PARENT SYMBOL" line a (first matching frame,
+# sampled symbol) pair, "# profile CFG plain NS" for the exit without perf;
+# tests/bench/profile.sh adds them up.
 # shellcheck source=../../vm/guest/tap.sh
 . /kvmchurn/tap.sh
-. /kvmchurn/bench.conf # PROFILE_EXITS PROFILE_PERIOD
+. /kvmchurn/bench.conf # PROFILE_EXITS PROFILE_PERIOD PROFILE_ROUNDS PROFILE_ALIVE PROFILE_ALIVE_EXITS PROFILE_MECH
 P=/kvmchurn/perf
 perf() { "$P"/lib/ld-linux-* --library-path "$P/lib" "$P/perf" "$@"; }
 
+unload() {
+	! kc_loaded || rmmod kvmchurn
+	[ ! -d /sys/module/kvmchurn_floor ] || rmmod kvmchurn_floor
+}
+config() { # config A|F|B
+	unload
+	case $1 in
+	F) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_SYMS" ;;
+	B | V) insmod "$KVMCHURN_KO" filter=firecracker ;;
+	esac
+}
+# profile CFG [EXITS]: forkexit without perf, then perf over forkexit in CFG's
+# state: its samples by class
+profile() {
+	exits=${2:-$PROFILE_EXITS}
+	if ! ns=$(forkexit "$exits"); then
+		not_ok "forkexit ($1)"
+		return 1
+	fi
+	echo "# profile $1 plain $ns"
+	if ! perf record -q -g --kernel-callchains -e cpu-clock -c "$PROFILE_PERIOD" -C 0 \
+		-o /tmp/perf.data -- forkexit "$exits" >/tmp/perf.out 2>&1; then
+		not_ok "perf record ($1): $(tail -n 3 /tmp/perf.out)"
+		return 1
+	fi
+	sed "s/^/# profile $1 ns /" /tmp/perf.out
+	# -g none: the call chains find the parent, and are not printed
+	perf report -i /tmp/perf.data --stdio --no-children -g none --sort parent,sym \
+		-p "^(kc|kf)_|$PROFILE_MECH" -F sample,parent,sym 2>/tmp/report.err |
+		awk -v c="$1" '$1 ~ /^[0-9]+$/ && NF >= 4 { s = $4; for (i = 5; i <= NF; i++) s = s "_" $i; print "# profile " c " " $1 " " $2 " " s }'
+	rm -f /tmp/perf.data
+}
+
+# the floor's kretprobes: where kvmchurn's attached, one for each of its
+attached() { awk -F '\t' '$1 == "probe" && $3 == "kretprobe" && $5 == "attached" { printf "%s%s", n++ ? "," : "", $4 }' $D/raw; }
+insmod "$KVMCHURN_KO" && FLOOR_SYMS=$(attached)
+unload
+echo "# profile floor $FLOOR_SYMS"
+# where kprobes trap (a break and a single step: arm64) their handlers run with
+# interrupts masked, and cpu-clock's samples wait for them to end
+echo "# profile kprobes $(grep -q ' kprobe_ftrace_handler$' /proc/kallsyms && echo ftrace || echo trap)"
+# call chains as deep as a class needs (a handler's callee, the handler, the kretprobe's
+# pre-handler, kprobe's ftrace handler, the trampoline): a sample costs less
+echo 12 >/proc/sys/kernel/perf_event_max_stack
+
 aslr=$(cat /proc/sys/kernel/randomize_va_space)
 echo 0 >/proc/sys/kernel/randomize_va_space # as make bench
-for c in A B A B; do
-	! kc_loaded || rmmod kvmchurn
-	[ $c = A ] || insmod "$KVMCHURN_KO" filter=firecracker || { not_ok "insmod"; continue; }
-	if ! perf record -q -e cpu-clock -c "$PROFILE_PERIOD" -a -o /tmp/perf.data \
-		-- forkexit "$PROFILE_EXITS" >/tmp/perf.out 2>&1; then
-		not_ok "perf record ($c): $(tail -n 3 /tmp/perf.out)"
-		continue
-	fi
-	sed "s/^/# profile $c ns /" /tmp/perf.out
-	# samples by symbol, kernel and user
-	perf report -i /tmp/perf.data --stdio --no-children --sort sym -F sample,sym \
-		2>/dev/null | awk -v c=$c '$1 ~ /^[0-9]+$/ && NF >= 3 { print "# profile " c " " $1 " " $3 }'
-	ok "profile $c"
+r=1
+while [ "$r" -le "$PROFILE_ROUNDS" ]; do
+	for c in A F B; do
+		config $c || { not_ok "round $r: configuration $c"; continue; }
+		profile $c && ok "profile $c, round $r"
+	done
+	r=$((r + 1))
 done
-! kc_loaded || rmmod kvmchurn
+
+# V: B with PROFILE_ALIVE traced VMs alive (two loads, as -j stops at 512; SIGTERM
+# ignored, so they stay until the load is interrupted), over PROFILE_ALIVE_EXITS
+# exits: with so many processes a sample costs perf five times as much
+held() { [ "$(vms_alive)" -ge "$PROFILE_ALIVE" ]; }
+if [ "$PROFILE_ALIVE" -gt 0 ]; then
+	config V
+	half=$((PROFILE_ALIVE / 2))
+	lp=''
+	for n in $half $((PROFILE_ALIVE - half)); do
+		kvmchurn load -n $n -j $n --together --vcpus 1 --mem 1 --end term --ignore-term \
+			--kill-after 3500 --timeout 3600 >>/tmp/alive.out 2>&1 &
+		lp="$lp $!"
+	done
+	if wait_for 3600 held; then
+		echo "# profile alive $PROFILE_ALIVE pairs:$(rec pairs 3) live:$(awk -F '\t' '$1 == "stats" { print $5 }' $D/vms)"
+		r=1
+		while [ "$r" -le "$PROFILE_ROUNDS" ]; do
+			profile V "$PROFILE_ALIVE_EXITS" && ok "profile V, round $r"
+			r=$((r + 1))
+		done
+		held || not_ok "alive: the VMs did not stay for the exits"
+	else
+		not_ok "alive: $(vms_alive) of $PROFILE_ALIVE VMs came up"
+	fi
+	# shellcheck disable=SC2086 # a list of pids
+	kill -INT $lp
+	# shellcheck disable=SC2086
+	wait $lp
+	wait_for "$KC_WAIT" vms_gone || not_ok "alive: VMs left"
+fi
+unload
 echo "$aslr" >/proc/sys/kernel/randomize_va_space
 exit 0
