@@ -7,8 +7,11 @@
 #                        SIGN_KEY=, SIGN_CERT= sign it (Secure Boot hosts)
 #   make client          userspace/kvmchurn; STATIC=1, CROSS_COMPILE=aarch64-linux-gnu-
 #   make install         module (then depmod) and client; DESTDIR=, PREFIX=
+#   make install-client  the client, its man page, completion and textfile service
 #   make dkms-install    the module through DKMS, for KVER (default: running kernel)
 #   make check           every test tier (README.md); check-quick: no VM
+#   make demo            try it without touching this host: one kernel booted under QEMU,
+#                        a churn load, what kvmchurn shows of it; KERNEL= (x86_64-6.1)
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -16,6 +19,9 @@ PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+LIBEXECDIR ?= $(PREFIX)/libexec
+SYSCONFDIR ?= /etc
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 DEPMOD ?= depmod
 DKMS ?= dkms
 
@@ -80,17 +86,32 @@ install: all install-client
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) modules_install
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
 
-# The client, its man page and its bash completion (debian/rules uses it too).
+# The client, its man page and its bash completion (debian/rules uses it too), and the
+# textfile service for node_exporter (systemd/: kvmchurn-export.service and .timer, their
+# command in LIBEXECDIR/kvmchurn, SYSCONFDIR/default/kvmchurn-export, which an install
+# does not overwrite: it is the administrator's). The timer is not enabled.
 install-client: client
 	install -D -m 0755 userspace/kvmchurn $(DESTDIR)$(SBINDIR)/kvmchurn
 	install -D -m 0644 Documentation/kvmchurn.8 $(DESTDIR)$(MANDIR)/man8/kvmchurn.8
 	install -D -m 0644 completion/kvmchurn.bash $(DESTDIR)$(BASHCOMPDIR)/kvmchurn
+	install -D -m 0755 systemd/export-textfile $(DESTDIR)$(LIBEXECDIR)/kvmchurn/export-textfile
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' \
+		-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' systemd/kvmchurn-export.service.in \
+		>$(DESTDIR)$(SYSTEMDUNITDIR)/kvmchurn-export.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/kvmchurn-export.service
+	install -m 0644 systemd/kvmchurn-export.timer $(DESTDIR)$(SYSTEMDUNITDIR)/
+	test -e $(DESTDIR)$(SYSCONFDIR)/default/kvmchurn-export || \
+		install -D -m 0644 systemd/kvmchurn-export.default $(DESTDIR)$(SYSCONFDIR)/default/kvmchurn-export
 
 uninstall:
 	rm -f $(wildcard $(DESTDIR)/lib/modules/$(KVER)/extra/kvmchurn.ko*)
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
 	rm -f $(DESTDIR)$(SBINDIR)/kvmchurn $(DESTDIR)$(MANDIR)/man8/kvmchurn.8 \
-		$(DESTDIR)$(BASHCOMPDIR)/kvmchurn
+		$(DESTDIR)$(BASHCOMPDIR)/kvmchurn $(DESTDIR)$(LIBEXECDIR)/kvmchurn/export-textfile \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/kvmchurn-export.service $(DESTDIR)$(SYSTEMDUNITDIR)/kvmchurn-export.timer
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/kvmchurn
+	@echo 'left: $(DESTDIR)$(SYSCONFDIR)/default/kvmchurn-export, the administrator'"'"'s (as dpkg leaves a conffile until purge)'
 
 # DKMS. The module's sources as DKMS takes them, in /usr/src/kvmchurn-VERSION
 # (debian/rules puts them in the kvmchurn-dkms package with DESTDIR=).
@@ -140,9 +161,9 @@ style:
 	$(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON -f module/kvmchurn_abi.h
 
 # Test tiers (README.md). Downloads and builds go to $(KVMCHURN_CACHE).
-check: check-unit check-build check-vm check-dkms check-qemu check-debug
+check: check-unit check-prometheus check-build check-vm check-dkms check-qemu check-debug
 
-check-quick: check-unit check-build
+check-quick: check-unit check-prometheus check-build
 
 # check on every kernel with every scenario (tests/vm/lib.sh's KC_WIDE_IDS: check runs
 # all of them on some kernels only, to fit CI's 90 minutes), DKMS in the emulated arm64
@@ -167,6 +188,12 @@ check-unit:
 	KVMCHURN_CLIENT=$(CURDIR)/userspace/kvmchurn KVMCHURN_VERSION=$(VERSION) \
 		KVMCHURN_FAKEKVM=$(CURDIR)/tests/unit/fakekvm.so tests/unit/run.sh
 
+# The textfile as Debian's node_exporter and Prometheus read it, on the loopback
+# (tests/prometheus): quantiles and sums by PromQL against the client's, the examples' rules.
+check-prometheus:
+	$(MAKE) client
+	KVMCHURN_CLIENT=$(CURDIR)/userspace/kvmchurn tests/prometheus/run.sh
+
 check-build:
 	tests/build/run.sh $(KERNELS)
 
@@ -182,6 +209,10 @@ check-dkms:
 # the host's own (7.2, without the downtime events).
 check-qemu:
 	tests/qemu/run.sh
+
+# kvmchurn on one kernel under QEMU, a churn load and what it shows (tests/demo).
+demo:
+	tests/demo/run.sh $(KERNEL)
 
 # What kvmchurn costs the host, measured in one boot (not a test: not in check).
 bench:
@@ -211,5 +242,5 @@ check-debug-rt:
 
 .PHONY: all module client version cflags products install install-client uninstall clean \
 	clean-userspace style check \
-	check-quick check-full check-unit check-build check-vm check-debug check-debug-rt check-dkms check-qemu kunit bench-floor \
-	dkms-source dkms-install dkms-remove compatibility bench bench-profile bench-backing
+	check-quick check-full check-unit check-prometheus check-build check-vm check-debug check-debug-rt check-dkms check-qemu kunit bench-floor \
+	dkms-source dkms-install dkms-remove compatibility demo bench bench-profile bench-backing

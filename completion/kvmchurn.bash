@@ -11,7 +11,7 @@ _kvmchurn_metrics() {
 }
 
 _kvmchurn_commands="show summary watch check probes filter reset enable disable
-	snapshot diff export dump vms load downtime help"
+	snapshot diff merge export dump vms load downtime help"
 
 # _kvmchurn_options COMMAND: the options COMMAND takes.
 _kvmchurn_options() {
@@ -20,7 +20,7 @@ _kvmchurn_options() {
 	summary | check | probes | filter | diff | dump) echo "--json -h --help" ;;
 	watch) echo "-i -c --json -h --help" ;;
 	reset | enable | disable) echo "-h --help" ;;
-	snapshot) echo "-o -h --help" ;;
+	snapshot | merge) echo "-o -h --help" ;;
 	vms) echo "--slowest -n --json -h --help" ;;
 	export) echo "--prometheus -o -h --help" ;;
 	downtime)
@@ -93,7 +93,7 @@ _kvmchurn() {
 	fi
 	case $cmd in
 	show) COMPREPLY=($(compgen -W "$(_kvmchurn_metrics "${COMP_WORDS[0]}")" -- "$cur")) ;;
-	diff | downtime) COMPREPLY=($(compgen -f -- "$cur")) ;;
+	diff | merge | downtime) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	help) ((i == COMP_CWORD - 1)) && COMPREPLY=($(compgen -W "$_kvmchurn_commands" -- "$cur")) ;;
 	esac
 }

@@ -32,6 +32,8 @@ static const struct kc_command kc_commands[] = {
 	  "save the raw numbers for a later diff", NULL },
 	{ "diff", cmd_diff, diff_usage,
 	  "compare two snapshots, with the seed's two estimates", NULL },
+	{ "merge", cmd_merge, merge_usage,
+	  "add up the snapshots of many hosts into one", NULL },
 	{ "export", cmd_export, export_usage,
 	  "the numbers for Prometheus' node_exporter textfile collector", NULL },
 	{ "dump", cmd_dump, dump_usage,
@@ -54,8 +56,9 @@ static const struct {
 	  "      warns; downtime: no downtime event in the input" },
 	{ KC_EXIT_CANNOT_START, "cannot start or read: no KVM device, the first VM refused, the\n"
 	  "      module not loaded, debugfs not mounted, not root, a raw file this\n"
-	  "      client cannot read, a control write refused; downtime: a trace file\n"
-	  "      or QMP socket that cannot be read, a QEMU without the events" },
+	  "      client cannot read, a control write refused; merge: snapshots that\n"
+	  "      cannot be added up; downtime: a trace file or QMP socket that cannot\n"
+	  "      be read, a QEMU without the events" },
 	{ KC_EXIT_USAGE, "usage error" },
 };
 
@@ -69,8 +72,9 @@ const struct kc_command *kc_find_command(const char *name)
 
 void kc_print_main_usage(FILE *f)
 {
-	fprintf(f, "Usage: kvmchurn [-d DIR] COMMAND [OPTIONS]\n\n"
-		   "Where the kernel spends its time when KVM VMs are created and destroyed.\n\n"
+	fprintf(f, "Usage: kvmchurn [-d DIR] [COMMAND [OPTIONS]]\n\n"
+		   "Where the kernel spends its time when KVM VMs are created and destroyed.\n"
+		   "Without a COMMAND, runs show.\n\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(kc_commands); i++)
 		fprintf(f, "  %-9s %s\n", kc_commands[i].name,
@@ -122,8 +126,12 @@ static int dispatch(int argc, char *argv[])
 			return KC_EXIT_USAGE;
 		}
 	}
-	if (p.index >= argc)
-		return kc_usage_error(NULL, "no command given");
+	/* No command shows the histograms, as `wg` alone shows its interfaces. */
+	if (p.index >= argc) {
+		char *show[] = { "show", NULL };
+
+		return cmd_show(1, show, &g);
+	}
 	cmd = kc_find_command(argv[p.index]);
 	if (!cmd)
 		return kc_usage_error(NULL, "unknown command '%s'", argv[p.index]);

@@ -74,6 +74,7 @@ kc_perf_guest() {
 # kc_profile_report LOG: the classes' instructions an exit by configuration, the
 # ratios from them, then the symbols B gained most samples in.
 kc_profile_report() {
+	# shellcheck disable=SC2016 # an awk program
 	local prog='$1 == "#" && $2 == "profile" && $3 ~ /^[A-Z]$/ && $4 ~ /^[0-9]+$/ {
 		c = $3; n = $4; sym = $6
 		class = $5 ~ /^k[cf]_/ ? "handler" : $5 != "[other]" ? "mechanism" : sym ~ /^0xffff/ ? "nosym" : "rest"

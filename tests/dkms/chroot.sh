@@ -8,9 +8,11 @@
 
 KC_DKMS_CACHE=$KVMCHURN_CACHE/dkms
 # What every chroot has, besides minbase: dkms with what it needs to build and sign (gcc,
-# make, kmod, openssl), and what the package test builds with.
+# make, kmod, openssl), and what the package test builds with: debian/control's
+# Build-Depends (tests/unit/packaging.sh checks it: promtool and systemd-analyze for the
+# unit tier that the build runs).
 KC_DKMS_BASE_PKGS="dkms make gcc libc6-dev kmod openssl xz-utils zstd ca-certificates"
-KC_DKMS_DEB_PKGS="build-essential dpkg-dev debhelper dh-dkms fakeroot python3"
+KC_DKMS_DEB_PKGS="build-essential dpkg-dev debhelper dh-dkms fakeroot python3 prometheus systemd"
 # The package test builds and installs on bookworm only (bullseye has no dh-dkms); the
 # arm64 chroot only installs the arch-all kvmchurn-dkms that bookworm built.
 kc_release_pkgs() { echo "$KC_DKMS_BASE_PKGS$([[ $1 == bookworm ]] && echo " $KC_DKMS_DEB_PKGS")"; }

@@ -9,7 +9,7 @@
 #   inside-deb.sh install-dkms   the same with kvmchurn-dkms alone (an older release,
 #                           whose libc the client built on bookworm does not fit)
 # One TAP line a check.
-# shellcheck disable=SC2015,SC2012 # ok/nok return 0, so A && ok || nok is if/else; ls of known names
+# shellcheck disable=SC2015,SC2012,SC2016 # ok/nok return 0, so A && ok || nok is if/else; ls of known names; sh -c scripts in single quotes
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib/tap.sh
 . /kvmchurn/src/tests/lib/tap.sh
@@ -56,6 +56,14 @@ build() {
 	has "kvmchurn has /usr/sbin/kvmchurn" /tmp/client.list '^\./usr/sbin/kvmchurn$'
 	has "kvmchurn has the man page" /tmp/client.list '^\./usr/share/man/man8/kvmchurn\.8\.gz$'
 	has "kvmchurn has the bash completion" /tmp/client.list '^\./usr/share/bash-completion/completions/kvmchurn$'
+	has "kvmchurn has kvmchurn-export.service" /tmp/client.list '^\./lib/systemd/system/kvmchurn-export\.service$'
+	has "kvmchurn has kvmchurn-export.timer" /tmp/client.list '^\./lib/systemd/system/kvmchurn-export\.timer$'
+	has "kvmchurn has the service's command" /tmp/client.list '^\./usr/libexec/kvmchurn/export-textfile$'
+	has "kvmchurn has /etc/default/kvmchurn-export" /tmp/client.list '^\./etc/default/kvmchurn-export$'
+	has "kvmchurn has the Prometheus rules example" /tmp/client.list '^\./usr/share/doc/kvmchurn/examples/prometheus/kvmchurn\.rules\.yml$'
+	dpkg-deb --ctrl-tarfile "$client_deb" | tar -xOf - ./conffiles >/tmp/conffiles 2>/dev/null
+	sed 's/^/# conffiles: /' /tmp/conffiles
+	has "/etc/default/kvmchurn-export is a conffile" /tmp/conffiles '^/etc/default/kvmchurn-export$'
 	local dep
 	dep=$(dpkg-deb -f "$dkms_deb" Depends)
 	[[ $dep == *dkms* ]] && ok "kvmchurn-dkms depends on dkms ($dep)" || nok "kvmchurn-dkms depends on dkms ($dep)"
@@ -106,6 +114,23 @@ install() { # install CLIENT(0|1)
 		check "kvmchurn --version" sh -c "kvmchurn --version | grep -x 'kvmchurn $ver'"
 		check "man page installed" test -s /usr/share/man/man8/kvmchurn.8.gz
 		check "bash completion loads" bash -c '. /usr/share/bash-completion/completions/kvmchurn && complete -p kvmchurn'
+		# the textfile service: installed, neither enabled nor started
+		check "systemctl is-enabled kvmchurn-export.timer: disabled" \
+			sh -c 'systemctl is-enabled kvmchurn-export.timer; [ "$(systemctl is-enabled kvmchurn-export.timer)" = disabled ]'
+		check "systemctl is-enabled kvmchurn-export.service: static (the timer starts it)" \
+			sh -c 'systemctl is-enabled kvmchurn-export.service; [ "$(systemctl is-enabled kvmchurn-export.service)" = static ]'
+		check "dpkg: /etc/default/kvmchurn-export is a conffile of kvmchurn" \
+			sh -c "dpkg-query -W -f '\${Conffiles}\n' kvmchurn | grep -E '^ /etc/default/kvmchurn-export [0-9a-f]{32}\$'"
+		# silent, as the unit tier asks (no man(1) here: the page is checked above)
+		check "systemd-analyze verify of the installed units" sh -c \
+			'out=$(systemd-analyze verify --man=no kvmchurn-export.service kvmchurn-export.timer 2>&1); rc=$?; printf "%s\n" "$out"; [ $rc = 0 ] && [ -z "$out" ]'
+		# the unit's command as systemd would run it, here where no module is loaded
+		check "the unit's command without the module: exit 0, one line, kvmchurn_up 0" sh -c '
+			set -a && . /etc/default/kvmchurn-export && KVMCHURN_EXPORT_FILE=/tmp/kvmchurn.prom && set +a &&
+			echo "stale 1" >/tmp/kvmchurn.prom &&
+			$(sed -n "s/^ExecStart=//p" /lib/systemd/system/kvmchurn-export.service) 2>/tmp/said &&
+			cat /tmp/said && [ "$(wc -l </tmp/said)" = 1 ] && grep -qx "kvmchurn_up 0" /tmp/kvmchurn.prom &&
+			! grep -q stale /tmp/kvmchurn.prom'
 	fi
 	# shellcheck disable=SC2086 # a list of names
 	check "apt-get purge $pkgs" apt-get -q -y purge $pkgs

@@ -28,9 +28,11 @@ set -euo pipefail
 KC_DKMS_DIR=$KC_TOP/tests/dkms
 KC_DKMS_IDS="x86_64-5.10 x86_64-6.1 x86_64-6.12 x86_64-7.x arm64-6.1"
 KC_DKMS_SCENARIOS="00-* 10-* 90-*"
-# What of the tree the chroots get: the package build needs the client, docs and unit
-# tests, and the vm tier's lib.sh (tests/unit/harness.sh judges its hang rule).
-KC_DKMS_TREE="Kbuild Makefile build.mk dkms.conf module examples completion userspace Documentation debian tests/lib tests/unit tests/vm/lib.sh tests/fixtures README.md"
+# What of the tree the chroots get: the package build needs the client, its textfile
+# service (systemd), docs and unit tests, the vm tier's lib.sh (tests/unit/harness.sh
+# judges its hang rule) and chroot.sh (tests/unit/packaging.sh checks that it installs
+# every Build-Depends).
+KC_DKMS_TREE="Kbuild Makefile build.mk dkms.conf module examples completion systemd userspace Documentation debian tests/lib tests/unit tests/vm/lib.sh tests/dkms/chroot.sh tests/fixtures README.md"
 
 # kc_tap_count LOG: "OK NOTOK" of a TAP log.
 kc_tap_count() {

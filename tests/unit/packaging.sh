@@ -86,4 +86,117 @@ long=$(sed -n 's/^options kvmchurn .*filter=\([^ ]*\).*/\1/p' "$top/examples/mod
 	tr ',' '\n' | awk 'length($0) > 15' | words)
 result "the example's filter names are 15 characters or fewer" "" "$long"
 
+# ---- kvmchurn-export.service and .timer (systemd/), as make install-client puts them --
+# Installed into a folder of its own, with every path in it, so that the units name
+# programs that are there (systemd-analyze verify checks that they are).
+inst=$tmp/inst
+make -s --no-print-directory -C "$top" install-client PREFIX="$inst/usr" SYSCONFDIR="$inst/etc" \
+	SYSTEMDUNITDIR="$inst/units" >"$tmp/make.out" 2>&1 || problems+=("make install-client: exit $?" "$(tail -n 5 "$tmp/make.out")")
+unit=$inst/units/kvmchurn-export.service timer=$inst/units/kvmchurn-export.timer
+envfile=$inst/etc/default/kvmchurn-export
+for f in "$unit" "$timer" "$envfile"; do [[ -f $f ]] || problems+=("no ${f#"$inst"/}"); done
+[[ -x $inst/usr/libexec/kvmchurn/export-textfile ]] || problems+=("no usr/libexec/kvmchurn/export-textfile")
+want_eq "ExecStart" "$inst/usr/libexec/kvmchurn/export-textfile $inst/usr/sbin/kvmchurn" "$(sed -n 's/^ExecStart=//p' "$unit")"
+want_eq "EnvironmentFile" "-$envfile" "$(sed -n 's/^EnvironmentFile=//p' "$unit")"
+finish "make install-client: kvmchurn-export.service and .timer, their command, /etc/default/kvmchurn-export"
+
+# systemd-analyze verify: silent, exit 0 (it says some errors, such as a bad Type=, with
+# exit 0). The man page of Documentation= is the one installed (MANPATH), or without
+# man(1) (a package build's chroot), its file.
+if ! command -v systemd-analyze >/dev/null; then
+	problems+=("no systemd-analyze: apt-get install systemd (debian/control Build-Depends it)")
+else
+	man=no
+	command -v man >/dev/null && man=yes
+	MANPATH=$inst/usr/share/man systemd-analyze verify --man="$man" "$unit" "$timer" >"$tmp/verify" 2>&1
+	rc=$?
+	want_rc 0
+	[[ -s $tmp/verify ]] && problems+=("systemd-analyze verify --man=$man says:" "$(cat "$tmp/verify")")
+	if [[ $man == no ]]; then
+		while read -r page; do
+			[[ -f $inst/usr/share/man/man${page##*.}/$page ]] || problems+=("Documentation=: no man page $page installed")
+		done < <(sed -n 's/^Documentation=man:\([^(]*\)(\([0-9]\)).*/\1.\2/p' "$unit" "$timer")
+	fi
+fi
+finish "systemd-analyze verify kvmchurn-export.service kvmchurn-export.timer"
+
+# the timer: started with itself, then 15 s after each run began, to the second; it
+# alone is enabled (WantedBy), the service has no [Install] (static)
+want_eq "the timer's times" "OnActiveSec=0 OnUnitActiveSec=15s AccuracySec=1s WantedBy=timers.target" \
+	"$(grep -E '^(On[A-Za-z]+Sec|AccuracySec|WantedBy)=' "$timer" | tr '\n' ' ' | sed 's/ $//')"
+want_eq "the service's [Install]" "" "$(grep -E '^\[Install\]' "$unit")"
+finish "kvmchurn-export.timer: every 15 s; the service is static"
+
+# the environment file sets what export-textfile reads, no more
+result "/etc/default/kvmchurn-export sets the variables export-textfile reads" \
+	"$(grep -o 'KVMCHURN_EXPORT_[A-Z]*' "$top/systemd/export-textfile" | words)" \
+	"$(sed -n 's/^\(KVMCHURN_EXPORT_[A-Z]*\)=.*/\1/p' "$envfile" | words)"
+
+# export_unit [VAR=VALUE...]: the unit's ExecStart as systemd runs it: the environment
+# file's variables, then VAR=VALUE (KVMCHURN_EXPORT_DIR, _FILE); stdout in $tmp/out,
+# stderr (the journal) in $tmp/err, the status in rc.
+export_unit() {
+	local cmd
+	read -r -a cmd < <(sed -n 's/^ExecStart=//p' "$unit")
+	# shellcheck source=/dev/null disable=SC2163 # the installed file; export VAR=VALUE...
+	(set -a && . "$envfile" && export "$@" && umask 022 && exec "${cmd[@]}") >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+tf=$tmp/textfile
+mkdir -p "$tf" "$tmp/no-module"
+up0='# HELP kvmchurn_up Whether kvmchurn export could read kvmchurn.ko: 0 when it could not (the journal of kvmchurn-export.service says why).
+# TYPE kvmchurn_up gauge
+kvmchurn_up 0'
+lines() { if [[ -s $tmp/err ]]; then wc -l <"$tmp/err"; else echo 0; fi; }
+
+# the module loaded: its numbers, as kvmchurn export writes them, and nothing said
+capture=$top/tests/fixtures/x86_64-6.1-kill
+export_unit KVMCHURN_EXPORT_DIR="$capture" KVMCHURN_EXPORT_FILE="$tf/kvmchurn.prom"
+want_rc 0
+want_same out empty
+want_same err empty
+"$client" -d "$capture" export >"$tmp/want.prom"
+want_same textfile/kvmchurn.prom "$tmp/want.prom"
+finish "the unit's command, the module loaded: the textfile is kvmchurn export's, nothing said"
+
+# the module not loaded: kvmchurn_up 0 in place of the old numbers, one line, success
+export_unit KVMCHURN_EXPORT_DIR="$tmp/no-module" KVMCHURN_EXPORT_FILE="$tf/kvmchurn.prom"
+want_rc 0
+want_same out empty
+want_eq "lines said" 1 "$(lines)"
+want_grep err "^kvmchurn export: cannot open $tmp/no-module/raw: .*; $tf/kvmchurn.prom now says kvmchurn_up 0\$"
+want_eq "the textfile" "$up0" "$(cat "$tf/kvmchurn.prom")"
+want_eq "its mode" 644 "$(stat -c %a "$tf/kvmchurn.prom")"
+want_eq "the textfile's folder" kvmchurn.prom "$(ls -A "$tf")"
+prom_ok "$tf/kvmchurn.prom"
+export_unit KVMCHURN_EXPORT_DIR="$tmp/no-module" KVMCHURN_EXPORT_FILE="$tf/kvmchurn.prom" JOURNAL_STREAM=8:1234
+want_rc 0
+want_grep err '^<4>kvmchurn export: '
+finish "the unit's command, the module not loaded: kvmchurn_up 0 replaces the old numbers, one line (a warning in the journal), exit 0"
+
+# a raw file this client cannot read: kvmchurn_up 0 too, one line, and the unit fails
+"$client" -d "$capture" export -o "$tf/kvmchurn.prom"
+export_unit KVMCHURN_EXPORT_DIR="$top/tests/fixtures/hand/v2" KVMCHURN_EXPORT_FILE="$tf/kvmchurn.prom" JOURNAL_STREAM=8:1234
+want_rc 2
+want_eq "lines said" 1 "$(lines)"
+want_grep err '^<3>kvmchurn export: .*version 2 of the raw format.*now says kvmchurn_up 0$'
+want_eq "the textfile" "$up0" "$(cat "$tf/kvmchurn.prom")"
+finish "the unit's command, a raw file it cannot read: kvmchurn_up 0, one line (an error), exit 2"
+
+# no folder for the textfile (node_exporter not installed): one line, the unit fails
+export_unit KVMCHURN_EXPORT_DIR="$tmp/no-module" KVMCHURN_EXPORT_FILE="$tmp/no-such-folder/kvmchurn.prom"
+want_rc 2
+want_eq "lines said" 1 "$(lines)"
+want_grep err "could not be written either: "
+finish "the unit's command, the textfile's folder missing: one line, exit 2"
+
+# The package build's chroot (tests/dkms/chroot.sh) has every Build-Depends installed:
+# dpkg-buildpackage refuses to start without them.
+bdeps=$(sed -n '/^Build-Depends:/,/^[A-Z]/p' "$top/debian/control" | sed '$d' | sed 's/^Build-Depends://' |
+	tr ',' '\n' | sed 's/[[(<].*//; s/^ *//; s/ *$//' | sed '/^$/d' |
+	sed 's/^debhelper-compat$/debhelper/; s/^dh-sequence-dkms$/dh-dkms/' | words)
+have=$(sed -n 's/^KC_DKMS_\(BASE\|DEB\)_PKGS="\(.*\)"$/\2/p' "$top/tests/dkms/chroot.sh" | words)
+result "tests/dkms/chroot.sh installs every Build-Depends of debian/control" "" \
+	"$(comm -23 <(tr ' ' '\n' <<<"$bdeps") <(tr ' ' '\n' <<<"$have") | words)"
+
 done_suite packaging

@@ -137,8 +137,27 @@ for m in json.load(sys.stdin)["metrics"]:
 	finish "$id: export is Prometheus' text format"
 done
 
-# The Prometheus checker itself must reject what is wrong.
-if [ -n "$python" ] && ! command -v promtool >/dev/null; then
+# Every fixture's export, the hand-made ones too where the client reads them (the
+# others are refused with exit 2 and a message, tested below): promtool and
+# promcheck.py take them.
+for dir in "$fixtures"/*/ "$hand"/*/; do
+	[ -f "$dir/raw" ] || continue
+	run -d "$dir" export --prometheus
+	case $rc in
+	0)
+		nprob=${#problems[@]}
+		prom_ok "$tmp/out"
+		[ ${#problems[@]} -eq "$nprob" ] || problems+=("(the export of ${dir#"$fixtures"/})")
+		;;
+	2) grep -q '^kvmchurn export: ' "$tmp/err" || problems+=("${dir#"$fixtures"/}: exit 2 without a message") ;;
+	*) problems+=("${dir#"$fixtures"/}: exit status $rc") ;;
+	esac
+done
+finish "export of every fixture is Prometheus' text format (promtool check metrics)"
+
+# The Prometheus checker itself must reject what is wrong (promtool takes both: it
+# does not check that a histogram adds up).
+if [ -n "$python" ]; then
 	"$client" -d "$hand/known" export |
 		sed 's/^\(kvmchurn_duration_seconds_bucket{metric="exit_mmap",le="+Inf"}\) 100$/\1 99/' >"$tmp/bad.prom"
 	"$python" "$here/promcheck.py" "$tmp/bad.prom" >/dev/null && problems+=("promcheck.py took a wrong +Inf bucket")
@@ -815,6 +834,344 @@ printf 'kvmchurn diff: cannot open %s/none: No such file or directory\n' "$tmp" 
 want_same err "$tmp/want"
 finish "diff: a snapshot that does not exist"
 
+# ---- merge ------------------------------------------------------------------
+
+# A merge of one snapshot is that snapshot, byte for byte, as `kvmchurn
+# snapshot` writes it: the module's own raw file for a capture.
+for dir in "$fixtures"/*-kill "$hand"/known "$hand"/absent "$hand"/empty "$hand"/diff-a; do
+	id=${dir#"$fixtures"/}
+	"$client" -d "$dir" snapshot >"$tmp/one.raw"
+	cmp -s "$tmp/one.raw" "$dir/raw" || problems+=("snapshot is not $id/raw")
+	run merge "$dir"
+	want_rc 0
+	want_same err empty
+	want_same out "$tmp/one.raw"
+	run merge "$tmp/one.raw"
+	want_rc 0
+	want_same out "$tmp/one.raw"
+	finish "merge of $id alone is its snapshot"
+done
+
+# merge_sums RAW...: what a merge must hold, added up here from the raw files
+# themselves: each hist (count, sum, max, buckets), counter and pairs record
+# in the module's order, then the probes sorted, each attached when it is
+# anywhere. Exact below 2^53 (awk's doubles): the captures' numbers are.
+merge_sums() {
+	awk -F '\t' '
+	function rank(s) {
+		if (s == "attached") return 0
+		if (s == "waiting for module") return 1
+		if (s ~ /^error /) return 2
+		return s == "absent" ? 3 : s == "off" ? 4 : 5
+	}
+	$1 == "hist" {
+		if (!($2 in count)) { hists[++nh] = $2; max[$2] = 0 }
+		count[$2] += $3; sum[$2] += $4
+		if ($5 + 0 > max[$2]) max[$2] = $5 + 0
+		if ($6 != "-") {
+			n = split($6, items, ",")
+			for (i = 1; i <= n; i++) { split(items[i], sc, ":"); slot[$2, sc[1] + 0] += sc[2] }
+		}
+	}
+	$1 == "counter" { if (!($2 in counter)) counters[++nc] = $2; counter[$2] += $3 }
+	$1 == "probe" {
+		k = $2 "\t" $3 "\t" $4
+		if (!(k in hits) || rank($5) < rank(state[k]) || (rank($5) == rank(state[k]) && $5 < state[k]))
+			state[k] = $5
+		hits[k] += $6; missed[k] += $7
+	}
+	$1 == "pairs" { np++; for (i = 2; i <= 6; i++) pairs[i] += $i }
+	END {
+		for (h = 1; h <= nh; h++) {
+			m = hists[h]; list = ""
+			for (i = 0; i < 252; i++)
+				if (slot[m, i]) list = list (list == "" ? "" : ",") i ":" sprintf("%.0f", slot[m, i])
+			printf "hist\t%s\t%.0f\t%.0f\t%.0f\t%s\n", m, count[m], sum[m], max[m], list == "" ? "-" : list
+		}
+		for (c = 1; c <= nc; c++) printf "counter\t%s\t%.0f\n", counters[c], counter[counters[c]]
+		printf "pairs\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\n", pairs[2], pairs[3], pairs[4], pairs[5], pairs[6]
+		fflush()
+		for (k in hits) printf "probe\t%s\t%s\t%.0f\t%.0f\n", k, state[k], hits[k], missed[k] | "sort"
+		close("sort")
+	}' "$@"
+}
+# merge_records RAW: the same records of a merge's output, probes sorted likewise
+merge_records() {
+	grep -E '^(hist|counter|pairs)	' "$1"
+	grep '^probe	' "$1" | sort
+}
+
+caps=("$fixtures"/*-kill)
+# want_merge_sums NAME SNAP...: a merge of the SNAPs (folders) holds their sums
+want_merge_sums() {
+	local name=$1 d raws=()
+
+	shift
+	for d in "$@"; do raws+=("$d/raw"); done
+	run merge "$@"
+	want_rc 0
+	want_same err empty
+	cp "$tmp/out" "$tmp/merged.raw"
+	merge_sums "${raws[@]}" >"$tmp/want"
+	merge_records "$tmp/merged.raw" >"$tmp/got"
+	want_same got "$tmp/want"
+	# the header: version, unit, enabled, filter and slots as every capture has them
+	head -n 5 "${raws[0]}" >"$tmp/want"
+	head -n 5 "$tmp/merged.raw" >"$tmp/got"
+	want_same got "$tmp/want"
+	finish "merge of $name: every count, sum, bucket, counter, probe and pair is the sum of the inputs'"
+}
+want_merge_sums "two captures" "${caps[0]}" "${caps[3]}"
+want_merge_sums "three captures" "${caps[2]}" "${caps[1]}" "${caps[5]}"
+want_merge_sums "the six captures" "${caps[@]}"
+
+# The order of the snapshots changes no byte, nor does merging in steps.
+run merge "${caps[0]}" "${caps[3]}"
+cp "$tmp/out" "$tmp/ab.raw"
+run merge "${caps[3]}" "${caps[0]}"
+want_rc 0
+want_same out "$tmp/ab.raw"
+finish "merge: A B is B A, byte for byte"
+run merge "${caps[@]}"
+cp "$tmp/out" "$tmp/all.raw"
+run merge "${caps[5]}" "${caps[3]}" "${caps[1]}" "${caps[4]}" "${caps[2]}" "${caps[0]}"
+want_same out "$tmp/all.raw"
+"$client" merge "${caps[2]}" "${caps[4]}" "${caps[0]}" >"$tmp/half1.raw"
+"$client" merge "${caps[1]}" "$tmp/half1.raw" "${caps[5]}" >"$tmp/half2.raw"
+run merge "$tmp/half2.raw" "${caps[3]}"
+want_same out "$tmp/all.raw"
+finish "merge: any order of six captures, and a merge of merges, is the same bytes"
+run merge "$hand/absent" "$hand/known" "$hand/diff-a"
+cp "$tmp/out" "$tmp/abc.raw"
+for order in "diff-a known absent" "known diff-a absent" "absent diff-a known"; do
+	read -r x y z <<<"$order"
+	run merge "$hand/$x" "$hand/$y" "$hand/$z"
+	want_rc 0
+	want_same out "$tmp/abc.raw"
+done
+finish "merge: three snapshots of other states, filters and pairs, in every order"
+
+# hand/known cut in two, each bucket to one half, the sums and every other
+# number split: the merge of the halves is hand/known again, and so is its
+# summary, whose percentiles were worked out by hand. The halves' own are not.
+mkdir -p "$tmp/half-a" "$tmp/half-b"
+awk -F '\t' -v OFS='\t' -v a="$tmp/half-a/raw" -v b="$tmp/half-b/raw" '
+	# half(v): the first half of v, when awk holds it exactly; else all of it
+	function half(v) { return length(v) < 16 ? int(v / 2) : v }
+	function rest(v, h) { return length(v) < 16 ? v - h : 0 }
+	$1 == "hist" && $6 != "-" {
+		n = split($6, items, ","); la = lb = ""; ca = 0
+		for (i = 1; i <= n; i++) {
+			if (i % 2) { la = la (la == "" ? "" : ",") items[i]; split(items[i], sc, ":"); ca += sc[2] }
+			else lb = lb (lb == "" ? "" : ",") items[i]
+		}
+		h = half($4)
+		print $1, $2, ca, h, $5, la >a
+		print $1, $2, $3 - ca, rest($4, h), $5, (lb == "" ? "-" : lb) >b
+		next
+	}
+	$1 == "counter" { h = half($3); print $1, $2, h >a; print $1, $2, $3 - h >b; next }
+	$1 == "probe" { h = half($6); print $1, $2, $3, $4, $5, h, $7 >a; print $1, $2, $3, $4, $5, $6 - h, 0 >b; next }
+	$1 == "pairs" { print $1, 2048, 0, 0, 0 >a; print $1, 2048, 0, 0, 0 >b; next }
+	{ print >a; print >b }' "$hand/known/raw"
+cmp -s "$tmp/half-a/raw" "$hand/known/raw" && problems+=("the first half is the whole")
+run merge "$tmp/half-b" "$tmp/half-a"
+want_rc 0
+want_same err empty
+want_same out "$hand/known/raw"
+mkdir -p "$tmp/whole"
+cp "$tmp/out" "$tmp/whole/raw"
+run -d "$tmp/whole" summary
+want_same out "$hand/known/summary"
+run -d "$tmp/half-a" summary
+cmp -s "$tmp/out" "$hand/known/summary" && problems+=("a half has the summary of the whole: the test proves nothing")
+finish "merge: hand/known's two halves add up to it, and summary's percentiles to those worked out by hand"
+
+# Totals past 2^53 add exactly, up to 2^64 - 1; one more is refused, not wrapped.
+mkdir -p "$tmp/big-a" "$tmp/big-b" "$tmp/big-c"
+sed 's/^hist\texit_mmap\t100\t5050\t/hist\texit_mmap\t100\t9223372036854775807\t/' "$hand/known/raw" >"$tmp/big-a/raw"
+sed -e 's/^hist\texit_mmap\t100\t5050\t/hist\texit_mmap\t100\t9223372036854775808\t/' \
+	-e 's/^hist\tsignal_to_exit\t.*/hist\tsignal_to_exit\t0\t0\t0\t-/' "$hand/known/raw" >"$tmp/big-b/raw"
+run merge "$tmp/big-a" "$tmp/big-b"
+want_rc 0
+want_grep out '^hist	exit_mmap	200	18446744073709551615	100	1:2,2:2,'
+want_grep out '^hist	signal_to_exit	1	18446744073709551615	18446744073709551615	251:1$'
+finish "merge: sums past 2^53 add exactly, to 2^64 - 1"
+
+# ---- merge: what it decides where numbers do not add -------------------------
+
+# hand/known and hand/absent: a probe attached in either is attached (hits and
+# misses added), enabled only if both are, the filters' names together, the
+# pairs added up, five fields as both have. Checked by hand.
+in_fixtures merge hand/known hand/absent
+want_rc 0
+want_same err empty
+want_same out "$expected/hand/merge-known-absent.raw"
+finish "merge: known and absent, checked by hand"
+
+# The state nearest to attached: waiting for module, error, absent, off.
+mkdir -p "$tmp/states"
+sed -e 's/^\(probe\tkvm_create_vm\tkretprobe\tkvm_dev_ioctl\t\)waiting for module/\1absent/' \
+	-e 's/^\(probe\texit_files\tkretprobe\texit_files\t\)error -22/\1absent/' \
+	-e 's/^\(probe\tstage2_destroy\tkretprobe\tkvm_pgtable_stage2_destroy\t\)absent/\1off/' \
+	-e 's/^\(probe\tfirst_run_setup\tkretprobe\tkvm_arch_vcpu_run_pid_change\t\)absent/\1error -2/' \
+	"$hand/absent/raw" >"$tmp/states/raw"
+for order in "$hand/absent $tmp/states" "$tmp/states $hand/absent"; do
+	# shellcheck disable=SC2086 # two operands
+	run merge $order
+	want_rc 0
+	grep '^probe	\(kvm_create_vm	kretprobe	kvm_dev_ioctl\|exit_files\|stage2_destroy\|first_run_setup\)	' "$tmp/out" >"$tmp/got"
+	printf 'probe\t%s\n' "kvm_create_vm	kretprobe	kvm_dev_ioctl	waiting for module	0	0" \
+		"exit_files	kretprobe	exit_files	error -22	0	0" \
+		"stage2_destroy	kretprobe	kvm_pgtable_stage2_destroy	absent	0	0" \
+		"first_run_setup	kretprobe	kvm_arch_vcpu_run_pid_change	error -2	0	0" >"$tmp/want"
+	want_same got "$tmp/want"
+done
+finish "merge: a probe attached nowhere takes the state nearest to attached, in either order"
+
+# A stage probed under two symbols (x86 6.1: kvm_arch_vcpu_run_pid_change
+# absent; 6.12: kvm_mmu_post_init_vm attached) is two probes.
+run merge "$fixtures/x86_64-6.1-kill" "$fixtures/x86_64-6.12-kill"
+want_grep out '^probe	first_run_setup	kretprobe	kvm_arch_vcpu_run_pid_change	absent	0	0$'
+want_grep out '^probe	first_run_setup	kretprobe	kvm_mmu_post_init_vm	attached	[0-9]+	0$'
+finish "merge: one stage under two symbols is two probes"
+
+# The filter: one text kept as it is; different ones, every name once, sorted,
+# and check then tells the irqfds per VM without judging them; '*' from one
+# is '*'; a snapshot without the record leaves it out.
+mkdir -p "$tmp/fq" "$tmp/fq2" "$tmp/fall" "$tmp/fnone" "$tmp/fnone2"
+awk -F '\t' -v OFS='\t' '$1 == "filter" { $2 = "qemu-system-x86 firecracker" } 1' "$hand/known/raw" >"$tmp/fq/raw"
+awk -F '\t' -v OFS='\t' '$1 == "filter" { $2 = "qemu-system-x86 firecracker" } $1 == "hist" && $2 == "signal_to_exit" { $3 = $4 = $5 = 0; $6 = "-" } 1' \
+	"$hand/known/raw" >"$tmp/fq2/raw"
+awk -F '\t' -v OFS='\t' '$1 == "filter" { $2 = "*" } 1' "$hand/diff-a/raw" >"$tmp/fall/raw"
+grep -v '^filter	' "$hand/diff-a/raw" >"$tmp/fnone/raw"
+grep -v -e '^filter	' -e '^enabled	' -e '^pairs	' "$hand/diff-b/raw" >"$tmp/fnone2/raw"
+run merge "$tmp/fq" "$tmp/fq2"
+want_grep out '^filter	qemu-system-x86 firecracker$'
+run merge "$tmp/fq2" "$hand/known"
+want_grep out '^filter	firecracker qemu-system-x86$'
+mkdir -p "$tmp/fmerged"
+cp "$tmp/out" "$tmp/fmerged/raw"
+run -d "$tmp/fmerged" check
+want_grep out "^INFO irqbypass unregister per VM in 8-11: .*: not judged, the range is firecracker's and the filter traces another VMM$"
+run merge "$hand/diff-b" "$tmp/fall" "$hand/absent"
+want_grep out '^filter	\*$'
+run merge "$hand/diff-b" "$tmp/fnone"
+want_rc 0
+grep -q '^filter' "$tmp/out" && problems+=("a filter record where a snapshot had none")
+finish "merge: the filter kept, joined, '*', or left out"
+
+# enabled: 0 when one was not recording, left out when one does not say; the
+# pairs left out when one lacks them, the sixth field when one lacks it.
+run merge "$hand/diff-a" "$hand/diff-b"
+want_grep out '^enabled	1$'
+want_grep out '^pairs	8192	2	0	0$'
+run merge "${caps[0]}" "$hand/diff-b"
+want_grep out '^pairs	8192	0	0	0$'
+run merge "${caps[0]}" "${caps[1]}"
+want_grep out '^pairs	8192	0	0	0	0$'
+run merge "$hand/diff-a" "$tmp/fnone2"
+want_rc 0
+grep -q -e '^enabled' -e '^pairs' "$tmp/out" && problems+=("enabled or pairs where a snapshot had none")
+finish "merge: enabled and pairs when every snapshot has them"
+
+# A metric a snapshot lacks counts from the others; records of a newer module
+# are left out.
+mkdir -p "$tmp/older"
+grep -v '^hist	exit_mmap	' "$hand/diff-a/raw" >"$tmp/older/raw"
+run merge "$tmp/older" "$hand/diff-b"
+grep "^hist	exit_mmap	" "$hand/diff-b/raw" >"$tmp/want"
+grep "^hist	exit_mmap	" "$tmp/out" >"$tmp/got"
+want_same got "$tmp/want"
+run merge "$tmp/older"
+grep -q '^hist	exit_mmap	' "$tmp/out" && problems+=("a metric no snapshot has")
+run merge "$hand/future"
+want_rc 0
+"$client" merge "$tmp/base" >"$tmp/want"
+want_same out "$tmp/want"
+finish "merge: a metric one lacks counts from the others; a newer module's records are left out"
+
+# Every reader takes a merge, as a file and as a folder's raw.
+mkdir -p "$tmp/fleet-a" "$tmp/fleet-b"
+"$client" merge "$fixtures/x86_64-6.1-kill" "$fixtures/arm64-6.1-kill" >"$tmp/fleet-a/raw"
+"$client" merge "$fixtures/x86_64-6.12-kill" "$fixtures/arm64-6.12-kill" >"$tmp/fleet-b/raw"
+for args in show "show --json" summary "summary --json" check probes dump "dump --json" filter export; do
+	# shellcheck disable=SC2086 # the command and its option
+	run -d "$tmp/fleet-a" $args
+	[ "$rc" -le 1 ] || problems+=("$args: exit status $rc")
+	[[ $args == *--json ]] && json_ok
+	[[ $args == export ]] && prom_ok "$tmp/out"
+done
+run diff "$tmp/fleet-a/raw" "$tmp/fleet-b"
+want_rc 0
+want_same err empty
+want_grep out '^kvm_create_vm +80 +80 '
+finish "merge: every reader takes a merge, diff compares two fleets"
+
+# -o: written aside and renamed, before or after the snapshots; '-' is stdout.
+mkdir -p "$tmp/mo"
+(umask 022 && "$client" merge "$hand/known" -o "$tmp/mo/fleet.raw") >"$tmp/out" 2>"$tmp/err"
+rc=$?
+want_rc 0
+want_same out empty
+want_same err empty
+want_same mo/fleet.raw "$hand/known/raw"
+[ "$(ls "$tmp/mo")" = fleet.raw ] || problems+=("left in the folder: $(ls "$tmp/mo")")
+[ "$(stat -c %a "$tmp/mo/fleet.raw")" = 644 ] || problems+=("mode $(stat -c %a "$tmp/mo/fleet.raw"), expected 644")
+run merge -o "$tmp/mo/fleet2.raw" "$hand/diff-a" "$hand/diff-b"
+want_rc 0
+"$client" merge "$hand/diff-a" "$hand/diff-b" >"$tmp/want"
+want_same mo/fleet2.raw "$tmp/want"
+run merge -o - "$hand/known"
+want_same out "$hand/known/raw"
+run merge -- "$hand/known"
+want_same out "$hand/known/raw"
+finish "merge -o FILE, before or after the snapshots"
+
+# ---- merge: refusals, exit status 2 and the exact message -------------------
+
+mkdir -p "$tmp/m/ns" "$tmp/m/big" "$tmp/m/out"
+for f in known absent diff-a v2 garbled truncated; do cp -r "$hand/$f" "$tmp/m/"; done
+sed '2s/us/ns/' "$hand/known/raw" >"$tmp/m/ns/raw"
+cp "$tmp/big-a/raw" "$tmp/m/big/raw"
+mkdir -p "$tmp/m/huge"
+sed -e 's/^hist\tkvm_create_vm\t1\t1000\t1000\t35:1$/hist\tkvm_create_vm\t18446744073709551615\t1000\t1000\t35:18446744073709551615/' \
+	-e 's/^hist\tsignal_to_exit\t.*/hist\tsignal_to_exit\t0\t0\t0\t-/' "$hand/known/raw" >"$tmp/m/huge/raw"
+: >"$tmp/m/empty.raw"
+# merge_refused NAME ARGS...: `kvmchurn merge -o out/merged.raw ARGS`, run in
+# $tmp/m, exits 2 with stderr exactly expected/merge-NAME.err, writing nothing
+merge_refused() {
+	local name=$1
+
+	shift
+	(cd "$tmp/m" && "$client" merge -o out/merged.raw "$@") >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	want_rc 2
+	want_same out empty
+	want_same err "$expected/merge-$name.err"
+	[ -z "$(ls "$tmp/m/out")" ] || problems+=("written: $(ls "$tmp/m/out")")
+	finish "merge refuses $name"
+}
+merge_refused unit known absent ns
+merge_refused version known v2
+merge_refused garbled absent garbled known
+merge_refused truncated truncated
+merge_refused empty-file known empty.raw
+merge_refused missing known none.raw
+merge_refused overflow big known
+merge_refused overflow-count absent diff-a huge
+(cd "$tmp/m" && "$client" merge -o nowhere/merged.raw known) >"$tmp/out" 2>"$tmp/err"
+rc=$?
+want_rc 2
+want_same out empty
+want_same err "$expected/merge-no-folder.err"
+finish "merge refuses -o into a folder that does not exist"
+
+usage merge-no-operand merge
+usage merge-only-output merge -o fleet.raw
+usage merge-output-empty merge -o '' a
+usage merge-unknown-option merge --json a
+
 # ---- export -----------------------------------------------------------------
 
 (umask 022 && "$client" -d "$hand/known" export --prometheus -o "$tmp/snap/kvmchurn.prom") >"$tmp/out" 2>"$tmp/err"
@@ -979,6 +1336,68 @@ if [ -n "${KVMCHURN_VERSION:-}" ]; then
 		problems+=("the .TH line is not of version $KVMCHURN_VERSION")
 fi
 finish "man page: every command and exit status"
+
+# The options of each command in the man page are those of its usage, which
+# is the source: the first words of the option lines of `kvmchurn help CMD`
+# (as tests/unit/packaging.sh reads them; their descriptions name other
+# programs' options, QEMU's -D) against every -x and --long of the command's
+# section of kvmchurn.8: its .SS line, and the bold of its text (.B, .BR, .BI,
+# .RB, .IB lines and \fB...\fP), where the page sets kvmchurn's options. -h,
+# --help, which every command takes, are said once, before the sections.
+# help_opts [CMD]: the options of CMD's usage, or of kvmchurn's own
+help_opts() {
+	"$client" help "$@" | awk '/^  +-/ { for (i = 1; i <= NF; i++) { w = $i; sub(/,$/, "", w)
+		if (w ~ /^--?[A-Za-z][A-Za-z0-9-]*$/) print w; else break } }' | sort -u
+}
+# man_opts [CMD]: the options kvmchurn.8 lists for CMD, or in OPTIONS without
+man_opts() {
+	awk -v cmd="${1:-}" '
+	function tokens(s,   t) {
+		gsub(/\\-/, "-", s)
+		while (match(s, /(^|[^A-Za-z0-9-])--?[A-Za-z][A-Za-z0-9-]*/)) {
+			t = substr(s, RSTART, RLENGTH)
+			s = substr(s, RSTART + RLENGTH)
+			sub(/^[^-]/, "", t)
+			if (t ~ /^-[A-Za-z]$/ || t ~ /^--[A-Za-z]/)
+				print t
+		}
+	}
+	/^\.S[HS] / { on = 0 }
+	/^\.SH OPTIONS/ { on = cmd == ""; next }
+	/^\.SS / && cmd != "" {
+		h = substr($0, 5)
+		match(h, /^[a-z]+(, [a-z]+)*/)
+		n = split(substr(h, 1, RLENGTH), names, /, /)
+		for (i = 1; i <= n; i++)
+			if (names[i] == cmd)
+				on = 1
+		if (on)
+			tokens(h)
+		next
+	}
+	!on { next }
+	/^\.(B|BR|BI|RB|IB) / { tokens($0); next }
+	{
+		s = $0
+		while (match(s, /\\fB([^\\]|\\[^f])*\\f[PR]/)) {
+			tokens(substr(s, RSTART, RLENGTH))
+			s = substr(s, RSTART + RLENGTH)
+		}
+	}' "$man8" | sort -u
+}
+words() { tr '\n' ' ' | sed 's/ $//'; }
+result "man page: the global options are kvmchurn --help's" "$(help_opts | words)" "$(man_opts | words)"
+no_help=()
+for cmd in $(sed -n 's/^  \([a-z]*\) .*/\1/p' "$expected/help.txt"); do
+	help_opts "$cmd" >"$tmp/opts"
+	grep -qx -- -h "$tmp/opts" && grep -qx -- --help "$tmp/opts" || no_help+=("kvmchurn help $cmd lists no -h, --help")
+	result "man page: the options of $cmd are those of kvmchurn help $cmd" \
+		"$(grep -vx -e -h -e --help "$tmp/opts" | words)" "$(man_opts "$cmd" | grep -vx -e -h -e --help | words)"
+done
+problems=("${no_help[@]}")
+sed -n '/^\.SH COMMANDS/,/^\.SS /p' "$man8" | grep -q '^\.BR \\-h ", " \\-\\-help ,$' ||
+	problems+=("COMMANDS does not say that every command takes -h, --help")
+finish "man page: every command takes -h, --help"
 
 if command -v man >/dev/null; then
 	MANWIDTH=80 man --warnings -l "$man8" >"$tmp/out" 2>"$tmp/err"

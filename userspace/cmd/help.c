@@ -7,7 +7,10 @@
 const char help_usage[] =
 	"Usage: kvmchurn help [COMMAND]\n"
 	"\n"
-	"Prints the usage of COMMAND, or of kvmchurn itself.\n";
+	"Prints the usage of COMMAND, or of kvmchurn itself.\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help  print this help\n";
 
 enum { OPT_HELP = 1 };
 

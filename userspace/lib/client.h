@@ -35,7 +35,8 @@
  *   2  KC_EXIT_CANNOT_START  cannot start or cannot read: no KVM device, the
  *                            first VM was refused, the module is not loaded,
  *                            debugfs is not mounted, not root, a raw file
- *                            this client cannot read, a control write refused
+ *                            this client cannot read, a control write
+ *                            refused; merge: snapshots that cannot be added
  *  64  KC_EXIT_USAGE         usage error (EX_USAGE of <sysexits.h>)
  */
 enum kc_exit {
