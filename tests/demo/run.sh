@@ -64,7 +64,7 @@ fi
 rc=0
 wait "$run" || rc=$?
 if ((rc == 0)); then
-	echo "demo: done in $((SECONDS - t0)) s on $id ($(sed -n 's/^PASS [^ ]* \([^ ]*\).*/\1/p' "$verdict")); the guest's whole log: $(readlink -f "$log")"
+	echo "demo: done in $((SECONDS - t0)) s on $id ($(sed -n 's/^PASS [^ ]* \([^ :]*\).*/\1/p' "$verdict")); the guest's whole log: $(readlink -f "$log")"
 	exit 0
 fi
 grep -v ' passed, ' "$verdict" >&2 || true
