@@ -84,34 +84,22 @@ while [ "$r" -le "$PROFILE_ROUNDS" ]; do
 	r=$((r + 1))
 done
 
-# V: B with PROFILE_ALIVE traced VMs alive (two loads, as -j stops at 512; SIGTERM
-# ignored, so they stay until the load is interrupted), over PROFILE_ALIVE_EXITS
-# exits: with so many processes a sample costs perf five times as much
-held() { [ "$(vms_alive)" -ge "$PROFILE_ALIVE" ]; }
+# V: B with PROFILE_ALIVE traced VMs alive, over PROFILE_ALIVE_EXITS exits
 if [ "$PROFILE_ALIVE" -gt 0 ]; then
 	config V
-	half=$((PROFILE_ALIVE / 2))
-	lp=''
-	for n in $half $((PROFILE_ALIVE - half)); do
-		kvmchurn load -n $n -j $n --together --vcpus 1 --mem 1 --end term --ignore-term \
-			--kill-after 3500 --timeout 3600 >>/tmp/alive.out 2>&1 &
-		lp="$lp $!"
-	done
-	if wait_for 3600 held; then
+	alive_start "$PROFILE_ALIVE"
+	if wait_for 3600 held "$PROFILE_ALIVE"; then
 		echo "# profile alive $PROFILE_ALIVE pairs:$(rec pairs 3) live:$(awk -F '\t' '$1 == "stats" { print $5 }' $D/vms)"
 		r=1
 		while [ "$r" -le "$PROFILE_ROUNDS" ]; do
 			profile V "$PROFILE_ALIVE_EXITS" && ok "profile V, round $r"
 			r=$((r + 1))
 		done
-		held || not_ok "alive: the VMs did not stay for the exits"
+		held "$PROFILE_ALIVE" || not_ok "alive: the VMs did not stay for the exits"
 	else
 		not_ok "alive: $(vms_alive) of $PROFILE_ALIVE VMs came up"
 	fi
-	# shellcheck disable=SC2086 # a list of pids
-	kill -INT $lp
-	# shellcheck disable=SC2086
-	wait $lp
+	alive_stop
 	wait_for "$KC_WAIT" vms_gone || not_ok "alive: VMs left"
 fi
 unload

@@ -312,7 +312,6 @@ echo "# bench wave largest $lo of $BENCH_WAVE_MAX"
 # stay until the load is interrupted): the pairing table and the live records
 # busy. Each with kvmchurn (B) and, the same VMs still there, without it (A):
 # what kvmchurn adds, apart from what so many processes cost the kernel.
-held() { [ "$(vms_alive)" -ge "$BENCH_ALIVE" ]; }
 # a VM of 1 vCPU and 1 MiB holds about 1.5 MiB of the guest (its process and KVM's)
 avail=$(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo)
 r=1
@@ -327,20 +326,14 @@ while [ "$r" -le "$BENCH_ALIVE_ROUNDS" ]; do
 	rmmod kvmchurn
 	a0=$(forkexit "$BENCH_EXITS")
 	insmod "$KVMCHURN_KO" filter=firecracker
-	half=$((BENCH_ALIVE / 2))
-	lp=''
-	for n in $half $((BENCH_ALIVE - half)); do
-		kvmchurn load -n $n -j $n --together --vcpus 1 --mem 1 --end term --ignore-term \
-			--kill-after 3500 --timeout 3600 >>/tmp/alive.out 2>&1 &
-		lp="$lp $!"
-	done
-	if wait_for 3600 held; then
+	alive_start "$BENCH_ALIVE"
+	if wait_for 3600 held "$BENCH_ALIVE"; then
 		bn=$(forkexit "$BENCH_EXITS")
 		info="pairs:$(rec pairs 3) live:$(awk -F '\t' '$1 == "stats" { print $5 }' $D/vms)"
 		rmmod kvmchurn
 		an=$(forkexit "$BENCH_EXITS")
 		# still all there: both were measured with them
-		if held; then
+		if held "$BENCH_ALIVE"; then
 			echo "# bench alive $BENCH_ALIVE $r $a0 $b0 $an $bn $info"
 		else
 			not_ok "alive round $r: the VMs did not stay for the exits"
@@ -348,10 +341,7 @@ while [ "$r" -le "$BENCH_ALIVE_ROUNDS" ]; do
 	else
 		not_ok "alive round $r: $(vms_alive) of $BENCH_ALIVE VMs came up"
 	fi
-	# shellcheck disable=SC2086 # a list of pids
-	kill -INT $lp
-	# shellcheck disable=SC2086
-	wait $lp
+	alive_stop
 	wait_for "$KC_WAIT" vms_gone || not_ok "alive round $r: VMs left"
 	unload
 	r=$((r + 1))

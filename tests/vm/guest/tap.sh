@@ -300,6 +300,26 @@ tcount() {
 	if ls -d "$TR"/events/*/"$1" >/dev/null 2>&1; then grep -c " $1: " "$TR/trace"; else echo -; fi
 }
 
+# alive_start N: N traced VMs of 1 vCPU and 1 MiB that stay until alive_stop (two
+# loads, as -j stops at 512; SIGTERM ignored, so they stay until the load is
+# interrupted); held N: N of them are there (make bench, make bench-profile).
+alive_start() {
+	ALIVE_PIDS=''
+	alive_half=$(($1 / 2))
+	for alive_n in $alive_half $(($1 - alive_half)); do
+		kvmchurn load -n "$alive_n" -j "$alive_n" --together --vcpus 1 --mem 1 --end term \
+			--ignore-term --kill-after 3500 --timeout 3600 >>/tmp/alive.out 2>&1 &
+		ALIVE_PIDS="$ALIVE_PIDS $!"
+	done
+}
+held() { [ "$(vms_alive)" -ge "$1" ]; }
+alive_stop() {
+	# shellcheck disable=SC2086 # a list of pids
+	kill -INT $ALIVE_PIDS
+	# shellcheck disable=SC2086
+	wait $ALIVE_PIDS
+}
+
 # kc_loaded: kvmchurn.ko is loaded.
 kc_loaded() { grep -q '^kvmchurn ' /proc/modules; }
 
