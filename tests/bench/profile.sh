@@ -85,11 +85,11 @@ kc_profile_report() {
 	$1 == "#" && $2 == "profile" && $4 == "ns" && $5 ~ /^[0-9]+$/ { runs[$3]++ }
 	$1 == "#" && $2 == "profile" && $4 == "plain" { plain[$3] += $5; nplain[$3]++ }
 	$1 == "#" && $2 == "profile" && $3 == "alive" { alive = $4 " (" $5 " " $6 ")" }
-	$1 == "#" && $2 == "profile" && $3 == "kprobes" { kprobes = $4 }'
-	tr -d '\r' <"$1" | awk -v period="$PROFILE_PERIOD" -v exits="$PROFILE_EXITS" "$prog"'
-		# per C N: N samples of C as instructions an exit: their share of all of C'\''s
-		# samples, of what an exit took without perf
-		function per(c, n) { return t[c] && nplain[c] ? n / t[c] * plain[c] / nplain[c] : 0 }
+	$1 == "#" && $2 == "profile" && $3 == "kprobes" { kprobes = $4 }
+	# per C N: N samples of C as instructions an exit: their share of all of C'\''s
+	# samples, of what an exit took without perf
+	function per(c, n) { return t[c] && nplain[c] ? n / t[c] * plain[c] / nplain[c] : 0 }'
+	tr -d '\r' <"$1" | awk "$prog"'
 		# lo C N, hi C N: the 95 % interval of a Poisson count of N, an exit
 		function lo(c, n) { return per(c, n > 0 ? n - 1.96 * sqrt(n) : 0) }
 		function hi(c, n) { return per(c, n + 1.96 * sqrt(n + 1)) }
@@ -143,7 +143,6 @@ kc_profile_report() {
 		}'
 	echo "  symbols B gains most in over A (the sampled instruction's), instructions an exit:"
 	tr -d '\r' <"$1" | awk "$prog"'
-		function per(c, n) { return t[c] && nplain[c] ? n / t[c] * plain[c] / nplain[c] : 0 }
 		END { for (f in syms) if (per("B", s["B", f]) > per("A", s["A", f])) print per("B", s["B", f]) - per("A", s["A", f]), s["A", f] + 0, s["B", f] + 0, f }' |
 		sort -k1,1nr | head -n 25 | awk '{ printf "  %+8.0f  (samples: A %d, B %d)  %s\n", $1, $2, $3, $4 }'
 }
