@@ -8,6 +8,7 @@
 
 #include <linux/atomic.h>
 #include <linux/compiler.h>
+#include <linux/hash.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/timekeeping.h>
@@ -207,12 +208,26 @@ void kc_vm_stage_creating(pid_t tgid, enum kc_metric m, u64 value);
 void kc_vm_stage_creator(pid_t pid, enum kc_metric m, u64 value);
 void kc_vm_destroyed(u64 kvm);
 void kc_vm_reaped(pid_t tgid);
-/* How many VMs have a live record (vms.c); read without the lock: a hint. */
+/*
+ * How many VMs have a live record, and the heads of the records' chains by
+ * their process's tgid, KC_VMS_NONE where none (vms.c). Read inline without
+ * the lock, as a hint, so that the free of every task on the host learns
+ * without a call that its process has no record.
+ */
+#define KC_VMS_NONE	(-1)
 extern unsigned int kc_vms_live;
+extern int *kc_vms_by_tgid;
+extern unsigned int kc_vms_tgid_bits;	/* at least 2: four heads a slot */
 
-static inline bool kc_vms_none(void)
+static inline unsigned int kc_vms_tgid_hash(pid_t tgid)
 {
-	return !READ_ONCE(kc_vms_live);
+	return hash_32((u32)tgid, kc_vms_tgid_bits);
+}
+
+static inline bool kc_vms_none_of(pid_t tgid)
+{
+	return !READ_ONCE(kc_vms_live) ||
+	       READ_ONCE(kc_vms_by_tgid[kc_vms_tgid_hash(tgid)]) == KC_VMS_NONE;
 }
 
 void kc_vms_reset(void);

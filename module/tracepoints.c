@@ -123,20 +123,20 @@ static void kc_tp_sched_process_free(void *data, struct task_struct *p)
 	u64 start, v;
 
 	kc_tp_hit(KC_TP_SCHED_PROCESS_FREE);
-	/* Nearly every task on the host: nothing of its process is held. */
-	if (kc_pair_none(KC_PAIR_EXIT) &&
-	    (!leader || (kc_pair_none(KC_PAIR_SIGNAL) &&
-			 kc_pair_none(KC_PAIR_FILES) && kc_vms_none())))
-		return;
-	if (leader) {
+	/*
+	 * Nearly every task on the host has nothing held: each lookup is
+	 * asked, inline, whether it can find anything before it is called.
+	 */
+	if (leader && !kc_pair_none(KC_PAIR_SIGNAL))
 		kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_TAKE, NULL);
-		if (kc_pair_take_max(KC_PAIR_FILES, p->tgid, &v) &&
-		    READ_ONCE(kc_enabled)) {
-			kc_hist_record(KC_M_EXIT_FILES, v);
-			kc_vm_stage_tgid(p->tgid, KC_M_EXIT_FILES, v);
-		}
+	if (leader && !kc_pair_none(KC_PAIR_FILES) &&
+	    kc_pair_take_max(KC_PAIR_FILES, p->tgid, &v) &&
+	    READ_ONCE(kc_enabled)) {
+		kc_hist_record(KC_M_EXIT_FILES, v);
+		kc_vm_stage_tgid(p->tgid, KC_M_EXIT_FILES, v);
 	}
-	exited = kc_pair_get(KC_PAIR_EXIT, p->pid, KC_PAIR_TAKE, &start);
+	exited = !kc_pair_none(KC_PAIR_EXIT) &&
+		 kc_pair_get(KC_PAIR_EXIT, p->pid, KC_PAIR_TAKE, &start);
 	if (exited && READ_ONCE(kc_enabled)) {
 		v = kc_to_unit(kc_since(start));
 		kc_count(KC_C_REAP);
@@ -145,9 +145,9 @@ static void kc_tp_sched_process_free(void *data, struct task_struct *p)
 	}
 	/*
 	 * Whatever enable or the filter say now, so that no record outlives its
-	 * process; without a live record this is a load and a return.
+	 * process.
 	 */
-	if (leader)
+	if (leader && !kc_vms_none_of(p->tgid))
 		kc_vm_reaped(p->tgid);
 }
 

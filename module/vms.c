@@ -8,7 +8,10 @@
  * Everything is allocated at load time. A VM being created or torn down
  * ("live") takes a slot of the live table, found by its struct kvm * or by
  * its process's tgid through two hash tables of chains; a full live table
- * evicts its oldest record, and counts it. All of it is under one raw
+ * evicts its oldest record, and counts it. The tgid table has four heads a
+ * slot and is read without the lock (kc_vms_none_of()): the free of every
+ * task on the host asks it, and with the live table full three chains in
+ * four are still empty. All of it is under one raw
  * spinlock taken with interrupts off: probes update records from process,
  * softirq (RCU: sched_process_free) and kworker context, and work under it
  * is bounded by the live table's size.
@@ -24,7 +27,7 @@
 #include "compat.h"
 #include "kvmchurn.h"
 
-#define KC_NONE	(-1)
+#define KC_NONE	KC_VMS_NONE
 
 /* A live record's links, beside the record that readers see. */
 struct kc_vm_slot {
@@ -40,8 +43,10 @@ struct kc_vm_slot {
 static DEFINE_RAW_SPINLOCK(kc_vms_lock);
 static void *kc_vms_area;		/* one vzalloc for all that follows */
 static struct kc_vm_slot *kc_slots;	/* kc_vms_p.live */
-static int *kc_by_kvm, *kc_by_tgid;	/* heads, 1 << kc_hash_bits each */
+static int *kc_by_kvm;			/* heads, 1 << kc_hash_bits */
 static unsigned int kc_hash_bits;
+int *kc_vms_by_tgid;			/* heads, 1 << kc_vms_tgid_bits */
+unsigned int kc_vms_tgid_bits;
 static struct kc_vm *kc_last;		/* ring of kc_vms_p.last */
 static struct kc_vm *kc_slowest;	/* kc_vms_p.slowest, unsorted */
 static struct kc_vms_params kc_vms_p;
@@ -67,7 +72,7 @@ static int kc_tgid_from(int i, pid_t tgid)
 /* @tgid's live VMs, newest first: kc_first_of(), then kc_next_of(). */
 static int kc_first_of(pid_t tgid)
 {
-	return kc_tgid_from(kc_by_tgid[kc_hash(tgid)], tgid);
+	return kc_tgid_from(kc_vms_by_tgid[kc_vms_tgid_hash(tgid)], tgid);
 }
 
 static int kc_next_of(int i)
@@ -76,22 +81,19 @@ static int kc_next_of(int i)
 }
 
 /*
- * Whether @tgid may have a live VM, without the lock: most processes a
- * probe sees have none (with filter '*', every one on the host), and their
- * chain is empty. A process's VMs are linked by the process itself, so its
- * own probes never race with that.
+ * Whether @tgid may have a live VM, without the lock. A process's VMs are
+ * linked by the process itself, so its own probes never race with that.
  */
 static bool kc_may_have_vms(pid_t tgid)
 {
-	return READ_ONCE(kc_vms_live) &&
-	       READ_ONCE(kc_by_tgid[kc_hash(tgid)]) != KC_NONE;
+	return !kc_vms_none_of(tgid);
 }
 
 static void kc_link(int i)
 {
 	struct kc_vm_slot *s = &kc_slots[i];
 	int *kh = &kc_by_kvm[kc_hash(s->vm.kvm)];
-	int *th = &kc_by_tgid[kc_hash(s->vm.tgid)];
+	int *th = &kc_vms_by_tgid[kc_vms_tgid_hash(s->vm.tgid)];
 
 	s->next_kvm = *kh;
 	*kh = i;
@@ -136,7 +138,7 @@ static void kc_slot_free(int i)
 	struct kc_vm_slot *s = &kc_slots[i];
 
 	kc_unlink_kvm(i);
-	kc_unlink_from(&kc_by_tgid[kc_hash(s->vm.tgid)], i,
+	kc_unlink_from(&kc_vms_by_tgid[kc_vms_tgid_hash(s->vm.tgid)], i,
 		       offsetof(struct kc_vm_slot, next_tgid));
 	s->used = false;
 	s->next_free = kc_free;
@@ -452,9 +454,13 @@ void kc_vms_params(struct kc_vms_params *p)
 	*p = kc_vms_p;
 }
 
+/* The tgid table's heads are KC_VMS_TGID_HEADS times the kvm table's. */
+#define KC_VMS_TGID_HEADS	4
+
 static size_t kc_vms_bytes(const struct kc_vms_params *p, unsigned int heads)
 {
-	return p->live * sizeof(*kc_slots) + 2 * heads * sizeof(int) +
+	return p->live * sizeof(*kc_slots) +
+	       (1 + KC_VMS_TGID_HEADS) * heads * sizeof(int) +
 	       (p->last + p->slowest) * sizeof(struct kc_vm);
 }
 
@@ -484,18 +490,19 @@ int kc_vms_init(const struct kc_vms_params *p)
 	kc_seq = 0;
 	kc_vms_live = 0;
 	kc_hash_bits = ilog2(heads);
+	kc_vms_tgid_bits = ilog2(KC_VMS_TGID_HEADS * heads);
 	a = kc_vms_area;
 	kc_slots = (struct kc_vm_slot *)a;
 	a += p->live * sizeof(*kc_slots);
 	kc_by_kvm = (int *)a;
-	kc_by_tgid = kc_by_kvm + heads;
-	a += 2 * heads * sizeof(int);
+	kc_vms_by_tgid = kc_by_kvm + heads;
+	a += (1 + KC_VMS_TGID_HEADS) * heads * sizeof(int);
 	kc_last = (struct kc_vm *)a;
 	kc_slowest = kc_last + p->last;
-	for (i = 0; i < heads; i++) {
+	for (i = 0; i < heads; i++)
 		kc_by_kvm[i] = KC_NONE;
-		kc_by_tgid[i] = KC_NONE;
-	}
+	for (i = 0; i < KC_VMS_TGID_HEADS * heads; i++)
+		kc_vms_by_tgid[i] = KC_NONE;
 	for (i = 0; i < p->live; i++)
 		kc_slots[i].next_free = i + 1 < p->live ? i + 1 : KC_NONE;
 	kc_free = 0;

@@ -303,6 +303,36 @@ static void kc_vms_reset_keeps_live(struct kunit *test)
 }
 
 /* Every parameter's range: refused outside, no table left behind. */
+/*
+ * kc_vms_none_of(), which the free of every task asks inline: false for a
+ * process with a live record, true for one whose chain is empty, and for
+ * every process once the last record is gone; a process that shares a
+ * chain only makes kc_vm_reaped() look and find nothing of its own.
+ */
+static void kc_vms_none_of_tgid(struct kunit *test)
+{
+	pid_t other = 101, same = 0, t;
+
+	KUNIT_EXPECT_EQ(test, kc_vms_tgid_bits, 4U);	/* 4 slots, 16 heads */
+	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(100));
+	kc_vm_begin(0x1000, kc_vmm(test, 100, "firecracker"));
+	kc_vm_created(100, true);
+	KUNIT_EXPECT_FALSE(test, kc_vms_none_of(100));
+	while (kc_vms_tgid_hash(other) == kc_vms_tgid_hash(100))
+		other++;
+	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(other));
+	for (t = 101; !same; t++)
+		if (kc_vms_tgid_hash(t) == kc_vms_tgid_hash(100))
+			same = t;
+	KUNIT_EXPECT_FALSE(test, kc_vms_none_of(same));
+	kc_vm_reaped(same);
+	KUNIT_EXPECT_EQ(test, kc_vms_live, 1U);
+	kc_vm_reaped(100);
+	KUNIT_EXPECT_EQ(test, kc_vms_live, 0U);
+	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(100));
+	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(same));
+}
+
 static void kc_vms_params_range(struct kunit *test)
 {
 	struct kc_vms_params p = kc_test_vms;
@@ -338,6 +368,7 @@ static struct kunit_case kc_vms_cases[] = {
 	KUNIT_CASE(kc_vms_live_full),
 	KUNIT_CASE(kc_vms_kvm_reused),
 	KUNIT_CASE(kc_vms_reset_keeps_live),
+	KUNIT_CASE(kc_vms_none_of_tgid),
 	KUNIT_CASE(kc_vms_params_range),
 	{}
 };
