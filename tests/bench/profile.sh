@@ -16,6 +16,7 @@
 # exit beats with it; cpu-clock takes 10000 at the least), PROFILE_ROUNDS (1),
 # PROFILE_ALIVE (1000; 0: no V), PROFILE_ALIVE_EXITS (2000: V's exits),
 # PROFILE_MEM (the guest's MiB, 3072: room for the VMs alive).
+# Exit status: 1 when a kernel's boot failed (its FAIL line says why; no report for it).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../vm/lib.sh"
@@ -148,7 +149,7 @@ kc_profile_report() {
 }
 
 main() {
-	local list ids id work
+	local list ids id work rc=0 ok
 	list=$(kc_ids "${@:-x86_64-6.1 arm64-6.1}")
 	mapfile -t ids <<<"$list"
 	kc_lock
@@ -158,7 +159,7 @@ main() {
 	for id in "${ids[@]}"; do
 		kc_load_env "$id"
 		kc_spec "$id"
-		work=$KVMCHURN_CACHE/bench/profile-$id
+		ok=1 work=$KVMCHURN_CACHE/bench/profile-$id
 		rm -rf "$work"
 		mkdir -p "$work/bin"
 		kc_perf_root "$KC_DEBARCH" "$KVMCHURN_CACHE/bench/perf/$KC_DEBARCH" ||
@@ -168,10 +169,14 @@ main() {
 		printf "PROFILE_EXITS=%s\nPROFILE_PERIOD=%s\nPROFILE_ROUNDS=%s\nPROFILE_ALIVE=%s\nPROFILE_ALIVE_EXITS=%s\nPROFILE_MECH='%s'\n" \
 			"$PROFILE_EXITS" "$PROFILE_PERIOD" "$PROFILE_ROUNDS" "$PROFILE_ALIVE" "$PROFILE_ALIVE_EXITS" "$PROFILE_MECH" >"$work/bench.conf"
 		KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/profile KVMCHURN_GUEST_DIR=$work KVMCHURN_VM_MEM=$PROFILE_MEM \
-			KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-3600} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-7200} "$KC_VM_DIR/run.sh" "$id" | grep -v ' passed, ' || true
+			KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-3600} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-7200} "$KC_VM_DIR/run.sh" "$id" >"$work/verdict" || ok=0
+		grep -v ' passed, ' "$work/verdict" || true
+		# a boot that failed has its FAIL line (above: why), and no report
+		((ok)) || { rc=1; continue; }
 		echo "$id $KC_KREL, $(date -u +%Y-%m-%d): perf samples every $PROFILE_PERIOD instructions, $PROFILE_EXITS exits, A F B $PROFILE_ROUNDS times, V with $PROFILE_ALIVE VMs alive over $PROFILE_ALIVE_EXITS exits"
 		kc_profile_report "$KVMCHURN_CACHE/logs/$id-latest.log"
 	done
+	return "$rc"
 }
 
 main "$@"

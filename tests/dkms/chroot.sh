@@ -13,6 +13,9 @@ KC_DKMS_CACHE=$KVMCHURN_CACHE/dkms
 # unit tier that the build runs).
 KC_DKMS_BASE_PKGS="dkms make gcc libc6-dev kmod openssl xz-utils zstd ca-certificates"
 KC_DKMS_DEB_PKGS="build-essential dpkg-dev debhelper dh-dkms fakeroot python3 prometheus systemd"
+# ... and what the service test boots with (kc_overlay_boot): systemd as init, and the
+# node_exporter whose textfile folder the service writes to.
+KC_DKMS_DEB_PKGS+=" prometheus-node-exporter"
 # The package test builds and installs on bookworm only (bullseye has no dh-dkms); the
 # arm64 chroot only installs the arch-all kvmchurn-dkms that bookworm built.
 kc_release_pkgs() { echo "$KC_DKMS_BASE_PKGS$([[ $1 == bookworm ]] && echo " $KC_DKMS_DEB_PKGS")"; }
@@ -90,4 +93,46 @@ kc_dkms_chroot() {
 	cmd+=" && apt-get -q -y autoremove --purge && apt-get clean"
 	kc_chroot_exec "$d" sh -c "$cmd" >"$d.log" 2>&1 ||
 		{ tail -n 20 "$d.log" >&2; kc_die "$rel chroot: installing the headers failed (log: $d.log)"; }
+}
+
+# kc_overlay_boot ROOT WORK BIND SECS SCRIPT ARG: boot a throwaway overlay of ROOT with its
+# own systemd as init (systemd-nspawn -b: a container on the host's kernel, the loopback
+# its only network), BIND at /kvmchurn, and run "bash /kvmchurn/SCRIPT ARG" as a unit
+# once the boot is up; its output goes to BIND/boot.log, and it powers the container off
+# when it ends. SECS bounds the whole boot (a hang); the console is in BIND/console.log.
+# Returns the script's exit status, 124 for a boot killed at SECS.
+kc_overlay_boot() {
+	local root=$1 work=$2 bind=$3 secs=$4 script=$5 arg=$6 rc=0
+	command -v systemd-nspawn >/dev/null ||
+		kc_die "booting a chroot needs systemd-nspawn: apt-get install systemd-container (tests/install-deps.sh)"
+	rm -rf "$work" "$bind/boot.rc"
+	mkdir -p "$work"/{upper,work,merged}
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	timeout -k 10 "$secs" unshare -m --propagation private -- sh -c '
+		w=$0 root=$1 bind=$2 script=$3 arg=$4 m=$0/merged
+		mount -t overlay overlay -o "lowerdir=$root,upperdir=$w/upper,workdir=$w/work" "$m" || exit 1
+		u=$m/etc/systemd/system
+		cat >"$u/kvmchurn-test.service" <<-EOF || exit 1
+		[Unit]
+		Description=kvmchurn test: $script $arg
+		After=multi-user.target
+		[Service]
+		Type=oneshot
+		ExecStart=/bin/sh -c "bash /kvmchurn/$script $arg >/kvmchurn/boot.log 2>&1; echo \$\$? >/kvmchurn/boot.rc; systemctl --no-block poweroff"
+		[Install]
+		WantedBy=multi-user.target
+		EOF
+		mkdir -p "$u/multi-user.target.wants" &&
+		ln -sf ../kvmchurn-test.service "$u/multi-user.target.wants/" &&
+		# what the test does not use: the Prometheus server (here for promtool), apt timers
+		for x in prometheus.service apt-daily.timer apt-daily-upgrade.timer; do
+			ln -sf /dev/null "$u/$x" || exit 1
+		done &&
+		exec systemd-nspawn -q --register=no --keep-unit --private-network --console=read-only \
+			-D "$m" --bind="$bind:/kvmchurn" -b' "$work" "$root" "$bind" "$script" "$arg" \
+		>"$bind/console.log" 2>&1 </dev/null || rc=$?
+	rm -rf "$work"
+	((rc != 124 && rc != 137)) || return 124
+	[[ -s $bind/boot.rc ]] || return 1
+	return "$(cat "$bind/boot.rc")"
 }

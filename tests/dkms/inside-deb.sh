@@ -8,6 +8,11 @@
 #                           check that nothing is left
 #   inside-deb.sh install-dkms   the same with kvmchurn-dkms alone (an older release,
 #                           whose libc the client built on bookworm does not fit)
+#   inside-deb.sh service   in a boot of the chroot with systemd as init (run.sh's
+#                           kc_overlay_boot): kvmchurn installed, its timer enabled, the
+#                           textfile that Debian's node_exporter serves, the module not
+#                           loaded and a raw file it cannot read, as systemd and the
+#                           journal see them
 # One TAP line a check.
 # shellcheck disable=SC2015,SC2012,SC2016 # ok/nok return 0, so A && ok || nok is if/else; ls of known names; sh -c scripts in single quotes
 set -u
@@ -152,10 +157,106 @@ install() { # install CLIENT(0|1)
 	fi
 }
 
+# wait_for SECS CMD...: CMD succeeds within SECS seconds (asked every 0.2 s); the bound
+# is a hang guard, far above what a loaded host takes
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		((SECONDS < end)) || return 1
+		sleep 0.2
+	done
+}
+# conf DIR: /etc/default/kvmchurn-export (read at each run) names DIR as the module's
+conf() {
+	sed -i "s|^KVMCHURN_EXPORT_DIR=.*|KVMCHURN_EXPORT_DIR=$1|" /etc/default/kvmchurn-export
+}
+# journal_of UNIT PRIO: what UNIT's last run wrote to the journal at priority PRIO
+journal_of() {
+	journalctl --no-pager -o cat -p "$2..$2" "_SYSTEMD_INVOCATION_ID=$(systemctl show -P InvocationID "$1")"
+}
+# metrics: what node_exporter serves on the loopback
+metrics() {
+	python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen("http://127.0.0.1:9100/metrics", timeout=10).read().decode())'
+}
+
+service() {
+	local capture=/kvmchurn/src/tests/fixtures/x86_64-6.1-kill tf=/var/lib/prometheus/node-exporter/kvmchurn.prom
+	local inv up0
+	up0=$(printf '%s\n' '# HELP kvmchurn_up Whether kvmchurn export could read kvmchurn.ko: 0 when it could not (the journal of kvmchurn-export.service says why).' \
+		'# TYPE kvmchurn_up gauge' 'kvmchurn_up 0')
+	# (this runs as a unit of the boot, which is not over until it ends)
+	check "systemd is PID 1 and multi-user.target is reached" sh -c \
+		'cat /proc/1/comm; systemctl is-active multi-user.target; [ "$(cat /proc/1/comm)" = systemd ] && systemctl -q is-active multi-user.target'
+	check "dpkg -i ${client_deb#/kvmchurn/}" dpkg -i "$client_deb"
+	check "prometheus-node-exporter.service runs (Debian's, enabled by its package)" \
+		wait_for 120 systemctl is-active prometheus-node-exporter.service
+	check "kvmchurn-export.timer installed disabled and inactive" sh -c \
+		'systemctl is-enabled kvmchurn-export.timer; systemctl is-active kvmchurn-export.timer;
+		[ "$(systemctl is-enabled kvmchurn-export.timer)" = disabled ] && ! systemctl -q is-active kvmchurn-export.timer'
+	check "systemctl show kvmchurn-export.timer: every 15 s, to 1 s" sh -c \
+		'systemctl show -p TimersMonotonic -p AccuracyUSec kvmchurn-export.timer |
+		tee /dev/stderr | grep -q "OnUnitActiveUSec=15s" && systemctl show -P AccuracyUSec kvmchurn-export.timer | grep -qx 1s'
+
+	# a capture of the module stands in for debugfs: no module loads in a container
+	conf "$capture"
+	check "systemctl enable --now kvmchurn-export.timer" systemctl enable --now kvmchurn-export.timer
+	check "the timer's first run writes the textfile" wait_for 120 test -s "$tf"
+	check "the textfile is kvmchurn export's, byte for byte" sh -c \
+		"kvmchurn -d $capture export --prometheus | cmp - $tf"
+	check "kvmchurn-export.service succeeded, and said nothing" sh -c \
+		'systemctl show -p Result -p ExecMainStatus kvmchurn-export.service; journalctl --no-pager -o cat _SYSTEMD_INVOCATION_ID=$(systemctl show -P InvocationID kvmchurn-export.service) -p 0..6;
+		[ "$(systemctl show -P Result kvmchurn-export.service)" = success ] &&
+		[ -z "$(journalctl --no-pager -o cat _SYSTEMD_INVOCATION_ID=$(systemctl show -P InvocationID kvmchurn-export.service) -p 0..6)" ]'
+	inv=$(systemctl show -P InvocationID kvmchurn-export.service)
+	check "the timer runs it again (a new invocation)" \
+		wait_for 120 sh -c "[ \"\$(systemctl show -P InvocationID kvmchurn-export.service)\" != $inv ] && [ \"\$(systemctl show -P ActiveState kvmchurn-export.service)\" = inactive ]"
+	check "node_exporter serves it: kvm_create_vm's count as exported, node_textfile_scrape_error 0" sh -c \
+		"$(declare -f metrics); metrics >/tmp/m && want=\$(kvmchurn -d $capture export --prometheus |
+		grep '^kvmchurn_duration_seconds_count{metric=\"kvm_create_vm\"} ') &&
+		grep -E '^(node_textfile_scrape_error|kvmchurn_duration_seconds_count\{metric=\"kvm_create_vm\"\}) ' /tmp/m &&
+		grep -qx 'node_textfile_scrape_error 0' /tmp/m && grep -qxF \"\$want\" /tmp/m"
+
+	# the module not loaded: kvmchurn_up 0, one warning in the journal, the unit succeeds
+	mkdir -p /run/kvmchurn-no-module
+	conf /run/kvmchurn-no-module
+	check "systemctl start kvmchurn-export.service, no module: succeeds" systemctl start kvmchurn-export.service
+	check "its textfile: kvmchurn_up 0 alone" sh -c "cat $tf; [ \"\$(cat $tf)\" = \"$up0\" ]"
+	check "the journal: one line, at warning, that says why and what was written" sh -c \
+		"$(declare -f journal_of); journal_of kvmchurn-export.service 4 | tee /tmp/j; n=\$(wc -l </tmp/j);
+		[ \$n = 1 ] && grep -qE '^kvmchurn export: .*/run/kvmchurn-no-module.*; $tf now says kvmchurn_up 0\$' /tmp/j &&
+		[ -z \"\$(journal_of kvmchurn-export.service 3)\" ]"
+	check "systemctl is-failed kvmchurn-export.service: no" sh -c '! systemctl is-failed kvmchurn-export.service'
+	check "node_exporter serves kvmchurn_up 0 and no kvmchurn histogram" sh -c \
+		"$(declare -f metrics); m=\$(metrics) && printf '%s\n' \"\$m\" | grep -x 'kvmchurn_up 0' &&
+		! printf '%s\n' \"\$m\" | grep -q '^kvmchurn_duration_seconds'"
+
+	# a raw file this client cannot read: kvmchurn_up 0, an error, the unit fails
+	conf /kvmchurn/src/tests/fixtures/hand/v2
+	check "systemctl start kvmchurn-export.service, a raw file of another version: fails" \
+		sh -c '! systemctl start kvmchurn-export.service'
+	check "systemctl is-failed kvmchurn-export.service: yes, status 2" sh -c \
+		'systemctl is-failed kvmchurn-export.service && [ "$(systemctl show -P ExecMainStatus kvmchurn-export.service)" = 2 ]'
+	check "the journal: one line, at error, that names the raw version" sh -c \
+		"$(declare -f journal_of); journal_of kvmchurn-export.service 3 | tee /tmp/j;
+		[ \$(wc -l </tmp/j) = 1 ] && grep -q 'version 2 of the raw format.*now says kvmchurn_up 0\$' /tmp/j"
+	check "its textfile: kvmchurn_up 0 alone" sh -c "[ \"\$(cat $tf)\" = \"$up0\" ]"
+
+	# the interval, changed as the unit's comment says (systemctl edit writes this drop-in)
+	mkdir -p /etc/systemd/system/kvmchurn-export.timer.d
+	printf '[Timer]\nOnUnitActiveSec=\nOnUnitActiveSec=1min\n' >/etc/systemd/system/kvmchurn-export.timer.d/override.conf
+	check "a drop-in sets the interval to 1 min" sh -c \
+		'systemctl daemon-reload && systemctl show -p TimersMonotonic kvmchurn-export.timer | tee /dev/stderr | grep -q "OnUnitActiveUSec=1min"'
+	systemctl reset-failed kvmchurn-export.service
+	check "apt-get purge kvmchurn: the timer is gone" sh -c \
+		'apt-get -q -y purge kvmchurn && systemctl daemon-reload && ! systemctl cat kvmchurn-export.timer'
+}
+
 case ${1:-} in
 build) build ;;
 install) install 1 ;;
 install-dkms) install 0 ;;
-*) echo "usage: inside-deb.sh build|install|install-dkms" >&2; exit 64 ;;
+service) service ;;
+*) echo "usage: inside-deb.sh build|install|install-dkms|service" >&2; exit 64 ;;
 esac
 tap_done

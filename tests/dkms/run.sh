@@ -6,7 +6,9 @@
 # of the working tree, and make dkms-install / dkms-remove (inside-dkms.sh). On bookworm,
 # the Debian packages: dpkg-buildpackage -us -uc -b, install both into the chroot (which
 # has linux-headers-amd64), DKMS builds the module for every kernel with headers, purge
-# leaves nothing (inside-deb.sh). For arm64-6.1, the same in an arm64 bookworm chroot that
+# leaves nothing (inside-deb.sh); then the same chroot boots with systemd as init
+# (systemd-nspawn) for kvmchurn-export.timer, its journal and Debian's node_exporter
+# (inside-deb.sh service). For arm64-6.1, the same in an arm64 bookworm chroot that
 # the host runs through qemu-user-static (chroot.sh's kc_foreign_ready): one dkms build,
 # install, remove, then kvmchurn-dkms installed with linux-headers-arm64 and purged.
 # Then the vm tier boots each kernel with the module that
@@ -91,7 +93,7 @@ kc_dkms_one() {
 # kc_dkms_packages: build the Debian packages, then install and purge them (bookworm).
 kc_dkms_packages() {
 	local work=$KC_DKMS_CACHE/work/packages log t0=$SECONDS rc=0 verdict=0
-	rm -rf "$work" "$KVMCHURN_CACHE"/logs/dkms-packages-*.log
+	rm -rf "$work" "$KVMCHURN_CACHE"/logs/dkms-packages-*.log*
 	mkdir -p "$work/bind"
 	kc_tree_copy "$work/bind"
 	log=$KVMCHURN_CACHE/logs/dkms-packages-build.log
@@ -105,8 +107,17 @@ kc_dkms_packages() {
 			bash /kvmchurn/inside-deb.sh install >"$log" 2>&1 || rc=$?
 		kc_verdict "packages: install into bookworm with linux-headers-amd64, purge" "$log" "$rc" $((SECONDS - t0)) || verdict=1
 	fi
+	if ((verdict == 0)); then
+		t0=$SECONDS rc=0
+		log=$KVMCHURN_CACHE/logs/dkms-packages-service.log
+		kc_overlay_boot "$KC_DKMS_ROOT" "$work/ovl" "$work/bind" 900 inside-deb.sh service || rc=$?
+		cp "$work/bind/boot.log" "$log" 2>/dev/null || echo "not ok 1 - no output (the console: $log.console)" >"$log"
+		cp "$work/bind/console.log" "$log.console" 2>/dev/null || true
+		((rc != 124)) || echo "not ok - the boot did not end in 900 s (the console: $log.console)" >>"$log"
+		kc_verdict "packages: kvmchurn-export.timer under systemd, booted bookworm with node_exporter" "$log" "$rc" $((SECONDS - t0)) || verdict=1
+	fi
 	local ok=0 nok=0 o n f
-	for f in "$KVMCHURN_CACHE"/logs/dkms-packages-{build,install}.log; do
+	for f in "$KVMCHURN_CACHE"/logs/dkms-packages-{build,install,service}.log; do
 		[[ -f $f ]] || continue
 		read -r o n < <(kc_tap_count "$f")
 		ok=$((ok + o)) nok=$((nok + n))
