@@ -55,7 +55,7 @@ KC_BENCH_SEED=$KC_TOP/tests/bench/seed/kvm_churn_breakdown.bt
 kc_bench_report() {
 	tr -d '\r' <"$1" | awk -v clock="$BENCH_CLOCK" -v storm="$BENCH_STORM" -v storm_mib="$BENCH_STORM_MIB" '
 		$1 != "#" || $2 != "bench" { next }
-		$3 == "exit" || $3 == "churn" || $3 == "churncpu" || $3 == "churnfg" { v[$3, $4, $5] = $6; if ($5 > rounds) rounds = $5; next }
+		$3 == "exit" || $3 == "churn" || $3 == "churncpu" || $3 == "churnfg" || $3 == "churnvmm" { v[$3, $4, $5] = $6; if ($5 > rounds) rounds = $5; next }
 		$3 == "recorded" { rec[$4, $5, $6] = $7; next }
 		$3 == "churnvm" {
 			if (!($4 in vmcfg)) { vmcfg[$4] = 1; vmcfgs = vmcfgs " " $4 }
@@ -108,6 +108,12 @@ kc_bench_report() {
 			if (y == "") y = "A"
 			for (r = 1; r <= rounds; r++)
 				if (v["exit", x, r] && v["exit", y, r]) out[++n] = v["exit", x, r] - v["exit", y, r]
+			return n
+		}
+		# diff KIND X Y OUT: per round, X less Y, into OUT; returns the count
+		function diff(kind, x, y, out,   r, n) {
+			for (r = 1; r <= rounds; r++)
+				if (v[kind, x, r] && v[kind, y, r]) out[++n] = v[kind, x, r] - v[kind, y, r]
 			return n
 		}
 		# share OUT: per round, (B - F) / (F - A): what the handlers add against the mechanism
@@ -214,6 +220,16 @@ kc_bench_report() {
 			printf "    %s\n", resolved(n, ckf)
 			stats("A, less khugepaged and RCU kthreads: CPU a VM", values("churnfg", "A", cga), cga, "", "%9.0f")
 			stats("B / A: CPU a VM less background", ratio("churnfg", "B", "A", cgb), cgb, "")
+			stats("A: the VMMs'\'' own CPU " unit " a VM", values("churnvmm", "A", cva), cva, "", "%9.0f")
+			n = ratio("churnvmm", "B", "A", cvb)
+			stats("B / A: the VMMs'\'' CPU, kvmchurn against nothing", n, cvb, "1.02")
+			printf "    %s\n", resolved(n, cvb)
+			stats("  B - A: " unit " a VM", diff("churnvmm", "B", "A", dvb), dvb, "", "%9.0f")
+			n = ratio("churnvmm", "F", "A", cvf)
+			stats("F / A: the VMMs'\'' CPU, empty handlers", n, cvf, "")
+			printf "    %s\n", resolved(n, cvf)
+			stats("  F - A: " unit " a VM", diff("churnvmm", "F", "A", dvf), dvf, "", "%9.0f")
+			stats("P / A: the VMMs'\'' CPU, the peer", ratio("churnvmm", "P", "A", cvp), cvp, "")
 			if (seedvar != "") {
 				stats("A / S: time a VM, the seed against nothing", ratio("churn", "S", "A", ks, 1), ks, "")
 				stats("S / A: CPU a VM, the seed against nothing", ratio("churncpu", "S", "A", cks), cks, "")
@@ -223,6 +239,11 @@ kc_bench_report() {
 				n = ratio("churnfg", "B", "S", cgbs)
 				stats("B / S: the same, less background", n, cgbs, "1")
 				printf "    %s\n", resolved(n, cgbs)
+				stats("S / A: the VMMs'\'' CPU, the seed", ratio("churnvmm", "S", "A", cvs), cvs, "")
+				stats("  S - A: " unit " a VM", diff("churnvmm", "S", "A", dvs), dvs, "", "%9.0f")
+				n = ratio("churnvmm", "B", "S", cvbs)
+				stats("B / S: the VMMs'\'' CPU, kvmchurn against the seed", n, cvbs, "1")
+				printf "    %s\n", resolved(n, cvbs)
 				stats("bpftrace start-up, exec to BEGIN (guest s)", nseedstart, seedstart, "", "%9.2f")
 				printf "    %s, the seed %s\n", seedver, seedvar == "kprobe" ? "with kfunc/kretfunc as kprobe/kretprobe (its kfunc probes cannot attach here)" : "as written"
 			}
@@ -332,6 +353,7 @@ main() {
 		rm -rf "$work"
 		mkdir -p "$work/bin"
 		kc_guest_cc "$work/bin/forkexit" "$KC_TOP/tests/bench/forkexit.c"
+		kc_guest_cc "$work/bin/cputime" "$KC_TOP/tests/bench/cputime.c"
 		cp "$KC_BENCH_SEED" "$work/seed.bt"
 		debarch=$(kc_vmm_debarch)
 		disk=$KVMCHURN_CACHE/roots/bpftrace-bookworm-$debarch.sqfs

@@ -26,6 +26,8 @@
 # took (the tasks' run time of /proc/schedstat, all CPUs: what the idle waits
 # of a VM's teardown do not blur), and that less what khugepaged and the RCU
 # kthreads ran meanwhile (background work that a round may or may not catch), and
+# the VMMs' own CPU time (cputime: the load and the VMMs it reaped; every probe of a
+# VM runs in them but the free of their tasks, and no other task's work is in it), and
 # the memory work of /proc/vmstat in it (THP faults and fallbacks, compactions,
 # reclaim scans), so that a slow round shows whether the kernel's memory did it; the
 # churn configurations too in an order reversed every other round.
@@ -225,12 +227,13 @@ while [ "$r" -le "$BENCH_ROUNDS" ]; do
 	for c in $(order "$r" "$CHURN_CONFIGS"); do
 		config $c || { not_ok "round $r: configuration $c"; continue; }
 		m0=$(vmev) g0=$(background) b0=$(busy)
-		if kvmchurn load -n "$BENCH_VMS" -j 2 --mem 16 --end kill --json >/tmp/bench.json 2>/tmp/bench.err; then
+		if cputime /tmp/bench.cpu kvmchurn load -n "$BENCH_VMS" -j 2 --mem 16 --end kill --json >/tmp/bench.json 2>/tmp/bench.err; then
 			b1=$(busy) g1=$(background) m1=$(vmev)
 			rate=$(sed -n 's/.*"rate_per_s": *\([0-9.]*\).*/\1/p' /tmp/bench.json)
 			echo "# bench churn $c $r $rate"
 			echo "# bench churncpu $c $r $(awk -v a="$b0" -v b="$b1" -v n="$BENCH_VMS" 'BEGIN { printf "%.0f", (b - a) / n }')"
 			echo "# bench churnfg $c $r $(awk -v a="$b0" -v b="$b1" -v g="$((g1 - g0))" -v n="$BENCH_VMS" 'BEGIN { printf "%.0f", (b - a - g) / n }')"
+			echo "# bench churnvmm $c $r $(awk -v n="$BENCH_VMS" '{ printf "%.0f", $1 / n }' /tmp/bench.cpu)"
 			echo "# bench churnvm $c $r $(vmev_delta "$m0" "$m1")"
 			echo "# bench recorded churn $c $r $(recorded $c)"
 		else
