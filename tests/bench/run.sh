@@ -25,7 +25,8 @@
 # BENCH_STORM (256 VMs killed together), BENCH_STORM_MIB (1 MiB of guest memory each),
 # BENCH_WAVE_MAX (512: the largest wave tried whole), BENCH_ALIVE (1000 traced VMs held
 # alive beside the exits), BENCH_ALIVE_ROUNDS (3), BENCH_MEM (the guest's MiB, 3072),
-# BENCH_CLOCK (icount, wall), BENCH_ONLY (cpus: only the boots of the memory by CPUs).
+# BENCH_CLOCK (icount, wall), BENCH_ONLY (cpus: only the boots of the memory by CPUs;
+# rounds: only the rounds, no misses, waves, VMs alive or memory, for many rounds).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../vm/lib.sh"
@@ -44,7 +45,8 @@ BENCH_ALIVE_ROUNDS=${BENCH_ALIVE_ROUNDS:-3}
 BENCH_MEM=${BENCH_MEM:-3072}
 BENCH_CLOCK=${BENCH_CLOCK:-icount}
 BENCH_ONLY=${BENCH_ONLY:-}
-[[ -z $BENCH_ONLY || $BENCH_ONLY == cpus ]] || kc_die "BENCH_ONLY=$BENCH_ONLY: cpus (the memory boots alone), or unset"
+[[ -z $BENCH_ONLY || $BENCH_ONLY == cpus || $BENCH_ONLY == rounds ]] ||
+	kc_die "BENCH_ONLY=$BENCH_ONLY: cpus (the memory boots alone), rounds (the rounds alone), or unset"
 # The seed's root: bookworm's bpftrace (0.17) and what it needs, a /bin/sh among it (it
 # popen()s clang for include paths, and dies when sh is not there); bump when that changes.
 KC_BENCH_ROOT_RECIPE=2
@@ -360,9 +362,9 @@ main() {
 		# shellcheck disable=SC2086 # the packages are words
 		kc_root_image "$disk" "$debarch" "$KC_BENCH_ROOT_RECIPE" $KC_BENCH_ROOT_PKGS ||
 			kc_die "the seed's root (bpftrace, bookworm, $debarch) could not be made: $disk.log"
-		printf 'BENCH_ROUNDS=%s\nBENCH_EXITS=%s\nBENCH_VMS=%s\nBENCH_STORM=%s\nBENCH_STORM_MIB=%s\nBENCH_WAVE_MAX=%s\nBENCH_ALIVE=%s\nBENCH_ALIVE_ROUNDS=%s\n' \
+		printf 'BENCH_ROUNDS=%s\nBENCH_EXITS=%s\nBENCH_VMS=%s\nBENCH_STORM=%s\nBENCH_STORM_MIB=%s\nBENCH_WAVE_MAX=%s\nBENCH_ALIVE=%s\nBENCH_ALIVE_ROUNDS=%s\nBENCH_ONLY=%s\n' \
 			"$BENCH_ROUNDS" "$BENCH_EXITS" "$BENCH_VMS" "$BENCH_STORM" "$BENCH_STORM_MIB" \
-			"$BENCH_WAVE_MAX" "$BENCH_ALIVE" "$BENCH_ALIVE_ROUNDS" >"$work/bench.conf"
+			"$BENCH_WAVE_MAX" "$BENCH_ALIVE" "$BENCH_ALIVE_ROUNDS" "$BENCH_ONLY" >"$work/bench.conf"
 		if [[ $BENCH_ONLY != cpus ]]; then
 			# the boot's verdict (not ok lines: a scenario step that did not work) stays
 			KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/scenarios KVMCHURN_GUEST_DIR=$work KVMCHURN_DISK=$disk \
@@ -379,6 +381,7 @@ main() {
 		# possible_cpus= (x86_64 before 6.9; from 6.9 it only lowers what the firmware
 		# lists, and QEMU lists hotpluggable CPUs without ACPI's online-capable bit, which
 		# 6.9 needs; 256 CPUs present do not boot under TCG in ten minutes)
+		[[ $BENCH_ONLY != rounds ]] || continue
 		: >"$work/cpus"
 		boots=(nr_cpus=1 nr_cpus=2)
 		[[ $KC_ARCH != x86_64 ]] || ! kc_bench_before "$KC_KREL" 6.9 || boots+=(possible_cpus=256)

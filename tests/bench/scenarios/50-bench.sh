@@ -40,7 +40,7 @@
 . /kvmchurn/tap.sh
 # shellcheck source=/dev/null
 . /kvmchurn/config # KVMCHURN_VMM_MODULES: what mounts the seed's root
-. /kvmchurn/bench.conf # BENCH_ROUNDS BENCH_EXITS BENCH_VMS BENCH_STORM BENCH_STORM_MIB BENCH_WAVE_MAX BENCH_ALIVE BENCH_ALIVE_ROUNDS
+. /kvmchurn/bench.conf # BENCH_ROUNDS BENCH_EXITS BENCH_VMS BENCH_STORM BENCH_STORM_MIB BENCH_WAVE_MAX BENCH_ALIVE BENCH_ALIVE_ROUNDS BENCH_ONLY
 T=/sys/kernel/tracing
 [ -e $T/kprobe_events ] || mount -t tracefs nodev $T
 PEER_FNS="exit_mmap exit_files"
@@ -245,6 +245,8 @@ while [ "$r" -le "$BENCH_ROUNDS" ]; do
 done
 config A
 echo "$aslr" >/proc/sys/kernel/randomize_va_space
+# BENCH_ONLY=rounds: the rounds alone (many of them, for the churn's interval)
+[ "$BENCH_ONLY" != rounds ] || exit 0
 
 # Misses: BENCH_STORM VMs (kvmchurn load --together: traced VMMs, 1 vCPU and
 # BENCH_STORM_MIB MiB each) killed together, as a fleet kills a pool; nmissed
