@@ -55,7 +55,7 @@ KC_BENCH_SEED=$KC_TOP/tests/bench/seed/kvm_churn_breakdown.bt
 
 # kc_bench_report LOG: the report of one boot's "# bench" lines.
 kc_bench_report() {
-	tr -d '\r' <"$1" | awk -v clock="$BENCH_CLOCK" -v storm="$BENCH_STORM" -v storm_mib="$BENCH_STORM_MIB" '
+	tr -d '\r' <"$1" | awk -v clock="$BENCH_CLOCK" -v only="$BENCH_ONLY" -v storm="$BENCH_STORM" -v storm_mib="$BENCH_STORM_MIB" '
 		$1 != "#" || $2 != "bench" { next }
 		$3 == "exit" || $3 == "churn" || $3 == "churncpu" || $3 == "churnfg" || $3 == "churnvmm" { v[$3, $4, $5] = $6; if ($5 > rounds) rounds = $5; next }
 		$3 == "recorded" { rec[$4, $5, $6] = $7; next }
@@ -260,6 +260,10 @@ kc_bench_report() {
 				printf "    rounds that compacted, reclaimed directly or fell back from a huge page: %s\n", vmslows == "" ? "none" : substr(vmslows, 2)
 			}
 			printf "  exit_mmap recorded a round: B %s; P %s; S (exit_mmap/n_exit: its exit_mmap is the thread'\''s comm, and the last thread out may be a vCPU) %s\n", recorded("churn", "B"), recorded("churn", "P"), recorded("churn", "S")
+			if (only == "rounds") {
+				printf "  misses, waves, VMs alive and memory: not run (BENCH_ONLY=rounds)\n"
+				exit
+			}
 			printf "  misses (%d traced VMs of 1 vCPU and %d MiB, killed together: kvmchurn load --together):\n", storm, storm_mib
 			printf "    with the default maxactive: %s missed%s  goal 0: %s\n", mdef, mby == "" ? "" : " (" mby ")", mdef == "0" ? "met" : "NOT met"
 			printf "    smallest maxactive that misses none: %s (maxactive:missed%s)\n", msmall, tried

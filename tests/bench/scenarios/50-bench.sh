@@ -171,12 +171,14 @@ config() { # config A|B|C|P|Q
 	S) seed_start ;;
 	esac
 }
-# recorded CONFIG: what the configuration recorded of exit_mmap, to show that it worked.
+# recorded CONFIG: what the configuration recorded of exit_mmap, to show that it worked;
+# the seed's once seed_stop has made it print (here, not in the $(...) that calls this:
+# a subshell cannot wait for bpftrace, and read its output before it was written).
 recorded() {
 	case $1 in
 	B | C | K) val hist exit_mmap ;;
 	P | Q) peer_hits exit_mmap ;;
-	S) seed_stop && echo "$(seed_hits us_exit_mmap)/$(seed_count n_exit)" ;;
+	S) echo "$(seed_hits us_exit_mmap)/$(seed_count n_exit)" ;;
 	*) echo 0 ;;
 	esac
 }
@@ -219,6 +221,7 @@ while [ "$r" -le "$BENCH_ROUNDS" ]; do
 		fi
 		if ns=$(forkexit "$BENCH_EXITS"); then
 			echo "# bench exit $c $r $ns"
+			[ "$c" != S ] || seed_stop
 			echo "# bench recorded exit $c $r $(recorded $c)"
 		else
 			not_ok "round $r $c: forkexit"
@@ -240,6 +243,7 @@ while [ "$r" -le "$BENCH_ROUNDS" ]; do
 			echo "# bench churnfg $c $r $(awk -v a="$b0" -v b="$b1" -v g="$((g1 - g0))" -v n="$BENCH_VMS" 'BEGIN { printf "%.0f", (b - a - g) / n }')"
 			echo "# bench churnvmm $c $r $(awk -v n="$BENCH_VMS" '{ printf "%.0f", $1 / n }' /tmp/bench.cpu)"
 			echo "# bench churnvm $c $r $(vmev_delta "$m0" "$m1")"
+			[ "$c" != S ] || seed_stop
 			echo "# bench recorded churn $c $r $(recorded $c)"
 		else
 			not_ok "round $r $c: kvmchurn load: $(cat /tmp/bench.err)"
