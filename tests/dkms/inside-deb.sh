@@ -171,9 +171,10 @@ wait_for() {
 conf() {
 	sed -i "s|^KVMCHURN_EXPORT_DIR=.*|KVMCHURN_EXPORT_DIR=$1|" /etc/default/kvmchurn-export
 }
-# journal_of UNIT PRIO: what UNIT's last run wrote to the journal at priority PRIO
+# journal_of UNIT PRIOS: what UNIT's last run wrote to the journal at priorities PRIOS
+# (journalctl -p: 4..4 warnings alone, 0..6 all but debug)
 journal_of() {
-	journalctl --no-pager -o cat -p "$2..$2" "_SYSTEMD_INVOCATION_ID=$(systemctl show -P InvocationID "$1")"
+	journalctl --no-pager -o cat -p "$2" "_SYSTEMD_INVOCATION_ID=$(systemctl show -P InvocationID "$1")"
 }
 # metrics: what node_exporter serves on the loopback
 metrics() {
@@ -205,9 +206,9 @@ service() {
 	check "the textfile is kvmchurn export's, byte for byte" sh -c \
 		"kvmchurn -d $capture export --prometheus | cmp - $tf"
 	check "kvmchurn-export.service succeeded, and said nothing" sh -c \
-		'systemctl show -p Result -p ExecMainStatus kvmchurn-export.service; journalctl --no-pager -o cat _SYSTEMD_INVOCATION_ID=$(systemctl show -P InvocationID kvmchurn-export.service) -p 0..6;
-		[ "$(systemctl show -P Result kvmchurn-export.service)" = success ] &&
-		[ -z "$(journalctl --no-pager -o cat _SYSTEMD_INVOCATION_ID=$(systemctl show -P InvocationID kvmchurn-export.service) -p 0..6)" ]'
+		"$(declare -f journal_of); systemctl show -p Result -p ExecMainStatus kvmchurn-export.service;
+		journal_of kvmchurn-export.service 0..6 | tee /tmp/j;
+		[ \"\$(systemctl show -P Result kvmchurn-export.service)\" = success ] && [ ! -s /tmp/j ]"
 	inv=$(systemctl show -P InvocationID kvmchurn-export.service)
 	check "the timer runs it again (a new invocation)" \
 		wait_for 120 sh -c "[ \"\$(systemctl show -P InvocationID kvmchurn-export.service)\" != $inv ] && [ \"\$(systemctl show -P ActiveState kvmchurn-export.service)\" = inactive ]"
@@ -223,9 +224,9 @@ service() {
 	check "systemctl start kvmchurn-export.service, no module: succeeds" systemctl start kvmchurn-export.service
 	check "its textfile: kvmchurn_up 0 alone" sh -c "cat $tf; [ \"\$(cat $tf)\" = \"$up0\" ]"
 	check "the journal: one line, at warning, that says why and what was written" sh -c \
-		"$(declare -f journal_of); journal_of kvmchurn-export.service 4 | tee /tmp/j; n=\$(wc -l </tmp/j);
+		"$(declare -f journal_of); journal_of kvmchurn-export.service 4..4 | tee /tmp/j; n=\$(wc -l </tmp/j);
 		[ \$n = 1 ] && grep -qE '^kvmchurn export: .*/run/kvmchurn-no-module.*; $tf now says kvmchurn_up 0\$' /tmp/j &&
-		[ -z \"\$(journal_of kvmchurn-export.service 3)\" ]"
+		[ -z \"\$(journal_of kvmchurn-export.service 3..3)\" ]"
 	check "systemctl is-failed kvmchurn-export.service: no" sh -c '! systemctl is-failed kvmchurn-export.service'
 	check "node_exporter serves kvmchurn_up 0 and no kvmchurn histogram" sh -c \
 		"$(declare -f metrics); m=\$(metrics) && printf '%s\n' \"\$m\" | grep -x 'kvmchurn_up 0' &&
@@ -238,7 +239,7 @@ service() {
 	check "systemctl is-failed kvmchurn-export.service: yes, status 2" sh -c \
 		'systemctl is-failed kvmchurn-export.service && [ "$(systemctl show -P ExecMainStatus kvmchurn-export.service)" = 2 ]'
 	check "the journal: one line, at error, that names the raw version" sh -c \
-		"$(declare -f journal_of); journal_of kvmchurn-export.service 3 | tee /tmp/j;
+		"$(declare -f journal_of); journal_of kvmchurn-export.service 3..3 | tee /tmp/j;
 		[ \$(wc -l </tmp/j) = 1 ] && grep -q 'version 2 of the raw format.*now says kvmchurn_up 0\$' /tmp/j"
 	check "its textfile: kvmchurn_up 0 alone" sh -c "[ \"\$(cat $tf)\" = \"$up0\" ]"
 
