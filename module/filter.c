@@ -12,7 +12,8 @@
  * Every exit on the host asks three times (exit_mmap, sched_process_exit,
  * exit_files), and almost always of a task that is not traced: a name is
  * compared as two words under a mask, and each CPU keeps the answer for the
- * last exiting task it asked about, so an exit evaluates the filter once.
+ * last exiting task it asked about (kc_filter_exiting() in kvmchurn.h reads
+ * it inline), so an exit evaluates the filter once.
  */
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -37,20 +38,7 @@ struct kc_filter {
 	struct rcu_head rcu;
 	bool all;
 	unsigned int nr;
-	u64 seq;		/* which filter this is, for the memo */
 	struct kc_filter_key keys[KC_FILTER_MAX_NAMES];
-};
-
-/*
- * The last exiting task a CPU asked about: the task, by address and by its
- * start time (an address is reused), and the filter, by seq (so is a
- * filter's).
- */
-struct kc_filter_memo {
-	const struct task_struct *task;
-	u64 start_time;
-	u64 seq;
-	bool match;
 };
 
 /* The client checks names against the same length; a key holds a comm. */
@@ -59,8 +47,7 @@ static_assert(sizeof_field(struct kc_filter_key, word) == TASK_COMM_LEN);
 
 static struct kc_filter __rcu *kc_filter;
 static DEFINE_MUTEX(kc_filter_lock);	/* serializes writers */
-static u64 kc_filter_seq;		/* under kc_filter_lock */
-static DEFINE_PER_CPU(struct kc_filter_memo, kc_filter_memos);
+DEFINE_PER_CPU(struct kc_exiting, kc_exiting);
 
 static void kc_filter_key_set(struct kc_filter_key *k, const char *name,
 			      size_t len)
@@ -103,61 +90,69 @@ static int kc_filter_parse(const char *spec, struct kc_filter *f)
 /* Whether @t's leader's comm is one of @f's names. */
 static bool kc_filter_names(const struct kc_filter *f, struct task_struct *t)
 {
-	struct task_struct *leader = READ_ONCE(t->group_leader);
-	u64 c[2];
+	const char *comm = READ_ONCE(t->group_leader)->comm;
 	unsigned int i;
+	u64 c0, c1;
 
 	/* A racing prctl(PR_SET_NAME) can only make this one read wrong. */
-	memcpy(c, leader->comm, sizeof(c));
+	memcpy(&c0, comm, sizeof(c0));
+	memcpy(&c1, comm + sizeof(c0), sizeof(c1));
 	for (i = 0; i < f->nr; i++) {
 		const struct kc_filter_key *k = &f->keys[i];
 
-		if ((c[0] & k->mask[0]) == k->word[0] &&
-		    (c[1] & k->mask[1]) == k->word[1])
+		if ((c0 & k->mask[0]) == k->word[0] &&
+		    (c1 & k->mask[1]) == k->word[1])
 			return true;
 	}
 	return false;
 }
 
-/*
- * kc_filter_names() of current, which is exiting: its comm no longer
- * changes. Only in task context, so that no probe interrupts another's use
- * of the memo, and with preemption off (the caller's RCU read side), so
- * that no other task's does.
- */
-static bool kc_filter_exiting(const struct kc_filter *f)
-{
-	struct kc_filter_memo *m = this_cpu_ptr(&kc_filter_memos);
-	bool match;
-
-	if (m->task == current && m->start_time == current->start_time &&
-	    m->seq == f->seq) {
-		match = m->match;
-	} else {
-		match = kc_filter_names(f, current);
-		m->task = current;
-		m->start_time = current->start_time;
-		m->seq = f->seq;
-		m->match = match;
-	}
-	return match;
-}
-
 bool kc_filter_match(struct task_struct *t)
 {
 	const struct kc_filter *f;
-	bool match = false;
+	bool match;
 
 	rcu_read_lock_sched_notrace();
 	f = rcu_dereference_sched(kc_filter);
-	if (f && f->all)
-		match = true;
-	else if (f && t == current && (t->flags & PF_EXITING) && in_task())
-		match = kc_filter_exiting(f);
-	else if (f)
-		match = kc_filter_names(f, t);
+	match = f && (f->all || kc_filter_names(f, t));
 	rcu_read_unlock_sched_notrace();
 	return match;
+}
+
+/* This CPU's answer for @t is @match (kc_filter_exiting()'s memo). */
+static void kc_exiting_keep(const struct task_struct *t, bool match)
+{
+	__this_cpu_write(kc_exiting.task, t);
+	__this_cpu_write(kc_exiting.start_time, t->start_time);
+	__this_cpu_write(kc_exiting.match, match);
+}
+
+/*
+ * The filter for current, kept as this CPU's memo if current is exiting
+ * (its comm no longer changes) and this is task context (so that no probe
+ * interrupts another's use of the memo; the caller has preemption off, so
+ * no other task's does either).
+ */
+bool kc_exiting_ask(void)
+{
+	struct task_struct *t = current;
+	bool match = kc_filter_match(t);
+
+	if ((t->flags & PF_EXITING) && in_task())
+		kc_exiting_keep(t, match);
+	return match;
+}
+
+/*
+ * A new filter: every CPU's memo is dropped. An exit that computed its
+ * answer under the old filter may still keep it, for the rest of that exit.
+ */
+static void kc_exiting_forget(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu_ptr(&kc_exiting, cpu)->task, NULL);
 }
 
 bool kc_filter_all(void)
@@ -215,8 +210,8 @@ int kc_filter_set(const char *spec)
 		return err;
 	}
 	mutex_lock(&kc_filter_lock);
-	f->seq = ++kc_filter_seq;
 	old = rcu_replace_pointer(kc_filter, f, lockdep_is_held(&kc_filter_lock));
+	kc_exiting_forget();
 	mutex_unlock(&kc_filter_lock);
 	kfree_rcu(old, rcu);
 	return 0;
@@ -231,5 +226,6 @@ void kc_filter_exit(void)
 {
 	struct kc_filter *f = rcu_replace_pointer(kc_filter, NULL, true);
 
+	kc_exiting_forget();
 	kfree_rcu(f, rcu);
 }

@@ -10,6 +10,7 @@
 #include <linux/compiler.h>
 #include <linux/hash.h>
 #include <linux/mm.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/timekeeping.h>
 #include <linux/types.h>
@@ -114,6 +115,36 @@ bool kc_filter_match(struct task_struct *t);
 bool kc_filter_all(void);
 int kc_filter_format(char *buf, size_t len);
 void kc_filter_mem(struct kc_mem *mem);
+
+/*
+ * The answer for the last exiting task each CPU asked about, by its address
+ * and start time (an address is reused): written in task context only, and
+ * dropped on every CPU when the filter changes.
+ */
+struct kc_exiting {
+	const struct task_struct *task;
+	u64 start_time;
+	bool match;
+};
+
+DECLARE_PER_CPU(struct kc_exiting, kc_exiting);
+bool kc_exiting_ask(void);
+
+/*
+ * kc_filter_match(current) for a probe on the exit path, with preemption
+ * off. Every exit on the host asks up to three times, nearly always of a
+ * task that is not traced: the first computes, the others read the memo
+ * inline.
+ */
+static __always_inline bool kc_filter_exiting(void)
+{
+	const struct task_struct *t = current;
+
+	if (__this_cpu_read(kc_exiting.task) == t &&
+	    __this_cpu_read(kc_exiting.start_time) == t->start_time)
+		return __this_cpu_read(kc_exiting.match);
+	return kc_exiting_ask();
+}
 
 /* pairs.c: the preallocated table that pairs a start event with its end. */
 enum kc_pair_kind {

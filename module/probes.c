@@ -145,7 +145,18 @@ static bool kc_want_traced(struct kc_kret *k, struct kc_kret_data *d,
 static bool kc_want_exit_mmap(struct kc_kret *k, struct kc_kret_data *d,
 			      struct pt_regs *regs)
 {
-	return (current->flags & PF_EXITING) && kc_traced();
+	return (current->flags & PF_EXITING) && READ_ONCE(kc_enabled) &&
+	       kc_filter_exiting();
+}
+
+/*
+ * exit_files(tsk) in a traced process: current is the exiting task (or,
+ * when a fork fails, its parent, which kc_filter_exiting() also answers).
+ */
+static bool kc_want_exit_files(struct kc_kret *k, struct kc_kret_data *d,
+			       struct pt_regs *regs)
+{
+	return READ_ONCE(kc_enabled) && kc_filter_exiting();
 }
 
 /* The default, for a function whose first argument is the struct kvm *. */
@@ -501,14 +512,13 @@ static struct kc_kret kc_krets[KC_NR_KRETPROBES];
 /*
  * A call's entry: counted, then @want decides whether it is timed (0) or let
  * go (1). Inlined into each entry handler, so that a constant @want is a
- * direct call.
+ * direct call. d->vm is read only where a hook set it.
  */
 static __always_inline int kc_kret_enter(struct kc_kret *k,
 					 struct kc_kret_data *d,
 					 struct pt_regs *regs, kc_want_fn want)
 {
 	this_cpu_inc(*k->hits);
-	d->vm = 0;
 	d->vm_by = KC_VM_BY_TGID;
 	if (!want(k, d, regs))
 		return 1;
@@ -547,7 +557,7 @@ static int kc_exit_files_entry(struct kretprobe_instance *ri,
 {
 	return kc_kret_enter(&kc_krets[KC_KRET_EXIT_FILES],
 			     (struct kc_kret_data *)ri->data, regs,
-			     kc_want_traced);
+			     kc_want_exit_files);
 }
 
 NOKPROBE_SYMBOL(kc_exit_files_entry);
@@ -561,7 +571,7 @@ static int kc_exit_mmap_fentry(KC_FPROBE_ARGS)
 static int kc_exit_files_fentry(KC_FPROBE_ARGS)
 {
 	return kc_kret_enter(&kc_krets[KC_KRET_EXIT_FILES], data, NULL,
-			     kc_want_traced);
+			     kc_want_exit_files);
 }
 
 /* The kretprobes whose hooks are not kc_want_traced() alone. */
@@ -575,7 +585,7 @@ static const struct kc_kret_ops kc_kret_ops[KC_NR_KRETPROBES] = {
 	[KC_KRET_STAGE2_DESTROY] = { kc_want_traced, NULL, kc_stage2_stands },
 	[KC_KRET_EXIT_MMAP] = { kc_want_exit_mmap, NULL, NULL,
 				kc_exit_mmap_entry, kc_exit_mmap_fentry },
-	[KC_KRET_EXIT_FILES] = { kc_want_traced, kc_done_exit_files, NULL,
+	[KC_KRET_EXIT_FILES] = { kc_want_exit_files, kc_done_exit_files, NULL,
 				 kc_exit_files_entry, kc_exit_files_fentry },
 	[KC_KRET_KVM_VM_RELEASE] = { kc_want_vm_release, kc_done_vm_release },
 	[KC_KRET_KVM_IRQFD] = { kc_want_irqfd, NULL },

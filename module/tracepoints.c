@@ -91,16 +91,14 @@ static void kc_tp_signal_deliver(void *data, int sig,
 	kc_count(sig == SIGKILL ? KC_C_SIGKILL : KC_C_SIGTERM);
 }
 
-/* The leader starts to exit: remember when, by pid, until it is freed. */
-static void kc_tp_sched_process_exit(KC_SCHED_PROCESS_EXIT_PROTO)
+/*
+ * A traced leader starts to exit: counted, its signal_to_exit ends, and when
+ * it started to exit is kept, by pid, until it is freed.
+ */
+static noinline void kc_leader_exits(struct task_struct *p)
 {
-	u64 now, start;
+	u64 now = kc_now(), start;
 
-	kc_tp_hit(KC_TP_SCHED_PROCESS_EXIT);
-	if (!READ_ONCE(kc_enabled) || !thread_group_leader(p) ||
-	    !kc_filter_match(p))
-		return;
-	now = kc_now();
 	kc_count(KC_C_EXIT);
 	/* The signal entry stays until the free, so later threads are not first. */
 	if (kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_CLAIM, &start)) {
@@ -113,42 +111,74 @@ static void kc_tp_sched_process_exit(KC_SCHED_PROCESS_EXIT_PROTO)
 }
 
 /*
- * Runs from an RCU callback for every task on the host: keep it short. The
- * leader goes last: its threads have all been through exit_files, and its
- * VMs' records are complete.
+ * Runs in every exiting task on the host, with p current (do_exit()): the
+ * filter's answer is kept for exit_files, which asks next. Preemption is off
+ * for the memo, which not every kernel's tracepoints guarantee (RT).
  */
-static void kc_tp_sched_process_free(void *data, struct task_struct *p)
+static void kc_tp_sched_process_exit(KC_SCHED_PROCESS_EXIT_PROTO)
 {
-	bool leader = p->pid == p->tgid, exited;
+	bool traced;
+
+	kc_tp_hit(KC_TP_SCHED_PROCESS_EXIT);
+	if (!READ_ONCE(kc_enabled) || !thread_group_leader(p))
+		return;
+	preempt_disable_notrace();
+	traced = kc_filter_exiting();
+	preempt_enable_notrace();
+	if (traced)
+		kc_leader_exits(p);
+}
+
+/*
+ * Whether the process of a leader being freed may hold anything: asked
+ * inline, without a lookup, since nearly no process on the host does.
+ */
+static __always_inline bool kc_leader_may_hold(pid_t tgid)
+{
+	return !kc_pair_none(KC_PAIR_SIGNAL) || !kc_pair_none(KC_PAIR_EXIT) ||
+	       !kc_pair_none(KC_PAIR_FILES) || !kc_vms_none_of(tgid);
+}
+
+/*
+ * What a freed leader's process held ends: its signal entry, its threads'
+ * longest exit_files, its exit_to_reap, its VMs' records. Whatever enable or
+ * the filter say now, so that no entry or record outlives its process.
+ */
+static noinline void kc_leader_freed(struct task_struct *p)
+{
 	u64 start, v;
 
-	kc_tp_hit(KC_TP_SCHED_PROCESS_FREE);
-	/*
-	 * Nearly every task on the host has nothing held: each lookup is
-	 * asked, inline, whether it can find anything before it is called.
-	 */
-	if (leader && !kc_pair_none(KC_PAIR_SIGNAL))
+	if (!kc_pair_none(KC_PAIR_SIGNAL))
 		kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_TAKE, NULL);
-	if (leader && !kc_pair_none(KC_PAIR_FILES) &&
+	if (!kc_pair_none(KC_PAIR_FILES) &&
 	    kc_pair_take_max(KC_PAIR_FILES, p->tgid, &v) &&
 	    READ_ONCE(kc_enabled)) {
 		kc_hist_record(KC_M_EXIT_FILES, v);
 		kc_vm_stage_tgid(p->tgid, KC_M_EXIT_FILES, v);
 	}
-	exited = !kc_pair_none(KC_PAIR_EXIT) &&
-		 kc_pair_get(KC_PAIR_EXIT, p->pid, KC_PAIR_TAKE, &start);
-	if (exited && READ_ONCE(kc_enabled)) {
+	if (!kc_pair_none(KC_PAIR_EXIT) &&
+	    kc_pair_get(KC_PAIR_EXIT, p->pid, KC_PAIR_TAKE, &start) &&
+	    READ_ONCE(kc_enabled)) {
 		v = kc_to_unit(kc_since(start));
 		kc_count(KC_C_REAP);
 		kc_hist_record(KC_M_EXIT_TO_REAP, v);
 		kc_vm_stage_tgid(p->tgid, KC_M_EXIT_TO_REAP, v);
 	}
-	/*
-	 * Whatever enable or the filter say now, so that no record outlives its
-	 * process.
-	 */
-	if (leader && !kc_vms_none_of(p->tgid))
+	if (!kc_vms_none_of(p->tgid))
 		kc_vm_reaped(p->tgid);
+}
+
+/*
+ * Runs from an RCU callback for every task on the host: keep it short. Only
+ * a leader's free ends anything (an exit entry is a leader's, by its pid),
+ * and the leader goes last: its threads have all been through exit_files,
+ * and its VMs' records are complete.
+ */
+static void kc_tp_sched_process_free(void *data, struct task_struct *p)
+{
+	kc_tp_hit(KC_TP_SCHED_PROCESS_FREE);
+	if (p->pid == p->tgid && kc_leader_may_hold(p->tgid))
+		kc_leader_freed(p);
 }
 
 static void kc_reclaim_begin(unsigned int id, enum kc_pair_kind kind)

@@ -247,43 +247,50 @@ static void kc_filter_match_truncated(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kthread_stop(t), -EINTR);
 }
 
-/* kc_filter_exiting() of current: the memo's answer, or computed again. */
+/* kc_filter_exiting() of current, with preemption off as on the exit path. */
 static bool kc_memo_ask(void)
 {
-	const struct kc_filter *f;
 	bool match;
 
-	rcu_read_lock_sched();
-	f = rcu_dereference_sched(kc_filter);
-	match = f && kc_filter_exiting(f);
-	rcu_read_unlock_sched();
+	preempt_disable();
+	match = kc_filter_exiting();
+	preempt_enable();
 	return match;
 }
 
 /*
- * Asks for current, then puts @match into this CPU's memo under a key that
- * differs from current's by @task_delta (its task) or @start_delta (its
- * start time), and asks again, all on one CPU: the second answer.
+ * Keeps @match in this CPU's memo under a key that differs from current's by
+ * @task_delta (its address) or @start_delta (its start time), and asks, all
+ * on one CPU: the answer.
  */
 static bool kc_memo_after(bool match, int task_delta, u64 start_delta)
 {
-	struct kc_filter_memo *m;
 	bool again;
 
 	preempt_disable();
-	kc_memo_ask();
-	m = this_cpu_ptr(&kc_filter_memos);
-	m->match = match;
-	m->task = (const void *)((const char *)m->task + task_delta);
-	m->start_time += start_delta;
-	again = kc_memo_ask();
+	kc_exiting_keep(current, match);
+	__this_cpu_write(kc_exiting.task,
+			 (const void *)((const char *)current + task_delta));
+	__this_cpu_add(kc_exiting.start_time, start_delta);
+	again = kc_filter_exiting();
 	preempt_enable();
 	return again;
 }
 
+/* How many CPUs' memos name @t. */
+static unsigned int kc_memos_of(const struct task_struct *t)
+{
+	unsigned int n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu_ptr(&kc_exiting, cpu)->task) == t;
+	return n;
+}
+
 /*
  * An exiting task's answer is kept per CPU and given again only to the same
- * task, by address and start time, under the same filter.
+ * task, by address and start time, until the filter changes.
  */
 static void kc_filter_memo(struct kunit *test)
 {
@@ -291,21 +298,32 @@ static void kc_filter_memo(struct kunit *test)
 
 	get_task_comm(comm, current->group_leader);
 	kc_expect_set(test, comm, comm);
+	/* a task that is not exiting is answered, and not kept */
 	KUNIT_EXPECT_TRUE(test, kc_memo_ask());
+	KUNIT_EXPECT_EQ(test, kc_memos_of(current), 0);
 	/* the memo is what answers the same task: a planted answer is given */
 	KUNIT_EXPECT_FALSE(test, kc_memo_after(false, 0, 0));
 	KUNIT_EXPECT_TRUE(test, kc_memo_after(true, 0, 0));
 	/* another task at the same address, or at another: computed again */
 	KUNIT_EXPECT_TRUE(test, kc_memo_after(false, 0, 1));
 	KUNIT_EXPECT_TRUE(test, kc_memo_after(false, 64, 0));
-	/* another filter: computed again, whatever the memo holds */
+	/* another filter: every CPU's memo dropped, computed again */
+	KUNIT_EXPECT_FALSE(test, kc_memo_after(false, 0, 0));
+	KUNIT_EXPECT_EQ(test, kc_memos_of(current), 1);
+	kc_expect_set(test, comm, comm);
+	KUNIT_EXPECT_EQ(test, kc_memos_of(current), 0);
+	KUNIT_EXPECT_TRUE(test, kc_memo_ask());
 	kc_expect_set(test, "qemu", "qemu");
 	KUNIT_EXPECT_FALSE(test, kc_memo_ask());
-	kc_expect_set(test, comm, comm);
-	KUNIT_EXPECT_TRUE(test, kc_memo_ask());
-	/* "*" answers without the memo */
+	/* "*" matches any task */
 	kc_expect_set(test, "*", "*");
-	KUNIT_EXPECT_TRUE(test, kc_filter_match(current));
+	KUNIT_EXPECT_TRUE(test, kc_memo_ask());
+	/* no filter: nothing matches, and the memos are dropped too */
+	KUNIT_EXPECT_TRUE(test, kc_memo_after(true, 0, 0));
+	kc_filter_exit();
+	KUNIT_EXPECT_EQ(test, kc_memos_of(current), 0);
+	KUNIT_EXPECT_FALSE(test, kc_memo_ask());
+	KUNIT_EXPECT_EQ(test, kc_filter_init("qemu"), 0);
 }
 
 static struct kunit_case kc_filter_cases[] = {
