@@ -97,13 +97,13 @@ kc_profile_report() {
 		function show(name, c, n) {
 			printf "    %-44s %7.0f  [%7.0f, %7.0f]  (%d samples)\n", name, per(c, n), lo(c, n), hi(c, n), n
 		}
-		BEGIN { split("A F B V", cfgs) }
+		BEGIN { split("A F B V W", cfgs) }
 		END {
 			printf "  instructions an exit by call chain (95 %% interval from the sample count):\n"
-			for (i = 1; i <= 4; i++) {
+			for (i = 1; i <= 5; i++) {
 				c = cfgs[i]
 				if (!t[c]) continue
-				printf "  %s (%d runs, %d samples, %.0f instructions an exit without perf)%s:\n", c, runs[c], t[c], per(c, t[c]), c == "V" ? ", alive " alive : ""
+				printf "  %s (%d runs, %d samples, %.0f instructions an exit without perf)%s:\n", c, runs[c], t[c], per(c, t[c]), c == "V" || c == "W" ? ", alive " alive : ""
 				show("handlers (a kc_ or kf_ frame first)", c, cl[c, "handler"])
 				show("mechanism (a probe machinery frame first)", c, cl[c, "mechanism"])
 				show("kernel code without a symbol (trampolines)", c, cl[c, "nosym"])
@@ -128,6 +128,21 @@ kc_profile_report() {
 				mb = cl["B", "mechanism"] + cl["B", "nosym"]
 				printf "  the mechanism in B against F (the same probes):    %7.0f against %.0f\n", per("B", mb) - per("A", ma), per("F", mf) - per("A", ma)
 				printf "  A'\''s samples in those frames (what an exit runs there without probes): %d\n", ma
+				if (t["W"]) {
+					# the same with VMs alive: W - A against F - A, V - W against B - F
+					mw = cl["W", "mechanism"] + cl["W", "nosym"]
+					wa = per("W", mw) - per("A", ma) + per("W", cl["W", "handler"])
+					wal = lo("W", mw) - hi("A", ma) + lo("W", cl["W", "handler"])
+					wah = hi("W", mw) - lo("A", ma) + hi("W", cl["W", "handler"])
+					printf "  W - A, the mechanism with %s alive:              %7.0f  [%7.0f, %7.0f]  against F - A %.0f\n", substr(alive, 1, index(alive, " ") - 1), wa, wal, wah, fa
+					if (t["V"]) {
+						vw = per("V", cl["V", "handler"]) - per("W", cl["W", "handler"])
+						vwl = lo("V", cl["V", "handler"]) - hi("W", cl["W", "handler"])
+						vwh = hi("V", cl["V", "handler"]) - lo("W", cl["W", "handler"])
+						printf "  V - W, kvmchurn'\''s handlers with them alive:        %7.0f  [%7.0f, %7.0f]  against B - F %.0f\n", vw, vwl, vwh, bf
+						printf "  (V - W) / (W - A):                                 %7.3f  [%7.3f, %7.3f]\n", vw / wa, vwl / wah, vwh / wal
+					}
+				}
 			}
 			if (t["V"] && t["B"]) {
 				v = per("V", cl["V", "handler"]); b = per("B", cl["B", "handler"])

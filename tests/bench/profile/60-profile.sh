@@ -4,8 +4,9 @@
 # /kvmchurn/perf) samples CPU 0, where forkexit and its children run, on
 # cpu-clock with the kernel's call chains, while forkexit runs, in A (nothing
 # loaded), F (the floor: kvmchurn's probes with empty handlers,
-# tests/bench/floor), B (kvmchurn, filter=firecracker) and V (B with
-# PROFILE_ALIVE traced VMs alive, the pairing table and the records busy).
+# tests/bench/floor), B (kvmchurn, filter=firecracker), V (B with
+# PROFILE_ALIVE traced VMs alive, the pairing table and the records busy) and
+# W (F with the same VMs alive: what the mechanism does with them).
 # Each sample goes to a class by its call chain, read from the sampled
 # instruction outwards: "handler" where a frame of kvmchurn's (kc_*) or the
 # floor's (kf_*) handlers comes first, "mechanism" where a frame of the
@@ -95,6 +96,16 @@ if [ "$PROFILE_ALIVE" -gt 0 ]; then
 			profile V "$PROFILE_ALIVE_EXITS" && ok "profile V, round $r"
 			r=$((r + 1))
 		done
+		# the same VMs, kvmchurn swapped for the floor
+		if config F; then
+			r=1
+			while [ "$r" -le "$PROFILE_ROUNDS" ]; do
+				profile W "$PROFILE_ALIVE_EXITS" && ok "profile W, round $r"
+				r=$((r + 1))
+			done
+		else
+			not_ok "alive: configuration W"
+		fi
 		held "$PROFILE_ALIVE" || not_ok "alive: the VMs did not stay for the exits"
 	else
 		not_ok "alive: $(vms_alive) of $PROFILE_ALIVE VMs came up"
