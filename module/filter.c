@@ -88,7 +88,8 @@ static int kc_filter_parse(const char *spec, struct kc_filter *f)
 }
 
 /* Whether @t's leader's comm is one of @f's names. */
-static bool kc_filter_names(const struct kc_filter *f, struct task_struct *t)
+static __always_inline bool kc_filter_names(const struct kc_filter *f,
+					    struct task_struct *t)
 {
 	const char *comm = READ_ONCE(t->group_leader)->comm;
 	unsigned int i;
@@ -107,7 +108,8 @@ static bool kc_filter_names(const struct kc_filter *f, struct task_struct *t)
 	return false;
 }
 
-bool kc_filter_match(struct task_struct *t)
+/* kc_filter_match(), inlined into the exit path's kc_exiting_ask(). */
+static __always_inline bool kc_filter_test(struct task_struct *t)
 {
 	const struct kc_filter *f;
 	bool match;
@@ -117,6 +119,11 @@ bool kc_filter_match(struct task_struct *t)
 	match = f && (f->all || kc_filter_names(f, t));
 	rcu_read_unlock_sched_notrace();
 	return match;
+}
+
+bool kc_filter_match(struct task_struct *t)
+{
+	return kc_filter_test(t);
 }
 
 /* This CPU's answer for @t is @match (kc_filter_exiting()'s memo). */
@@ -136,7 +143,7 @@ static void kc_exiting_keep(const struct task_struct *t, bool match)
 bool kc_exiting_ask(void)
 {
 	struct task_struct *t = current;
-	bool match = kc_filter_match(t);
+	bool match = kc_filter_test(t);
 
 	if ((t->flags & PF_EXITING) && in_task())
 		kc_exiting_keep(t, match);
