@@ -7,6 +7,7 @@
 #define KVMCHURN_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/hash.h>
 #include <linux/mm.h>
@@ -241,13 +242,15 @@ void kc_vm_destroyed(u64 kvm);
 void kc_vm_reaped(pid_t tgid);
 /*
  * How many VMs have a live record, and the heads of the records' chains by
- * their process's tgid, KC_VMS_NONE where none (vms.c). Read inline without
- * the lock, as a hint, so that the free of every task on the host learns
- * without a call that its process has no record.
+ * their process's tgid (vms.c): KC_VMS_HEAD_NONE, or the first record's
+ * tgid (the high half), KC_VMS_HEAD_MORE if others follow, and its index.
+ * Read inline without the lock, in one load, so that the free of every task
+ * on the host learns without a call that its process has no record.
  */
-#define KC_VMS_NONE	(-1)
+#define KC_VMS_HEAD_NONE	U64_MAX
+#define KC_VMS_HEAD_MORE	BIT_ULL(31)
 extern unsigned int kc_vms_live;
-extern int *kc_vms_by_tgid;
+extern u64 *kc_vms_by_tgid;
 extern unsigned int kc_vms_tgid_bits;	/* at least 2: four heads a slot */
 
 static inline unsigned int kc_vms_tgid_hash(pid_t tgid)
@@ -255,10 +258,20 @@ static inline unsigned int kc_vms_tgid_hash(pid_t tgid)
 	return hash_32((u32)tgid, kc_vms_tgid_bits);
 }
 
+/*
+ * Exact where it says none: a process gains records only from its own
+ * threads, none of which lives when its leader is freed, and a chain of one
+ * record that is not its own cannot hold one of its.
+ */
 static inline bool kc_vms_none_of(pid_t tgid)
 {
-	return !READ_ONCE(kc_vms_live) ||
-	       READ_ONCE(kc_vms_by_tgid[kc_vms_tgid_hash(tgid)]) == KC_VMS_NONE;
+	u64 h;
+
+	if (!READ_ONCE(kc_vms_live))
+		return true;
+	h = READ_ONCE(kc_vms_by_tgid[kc_vms_tgid_hash(tgid)]);
+	return h == KC_VMS_HEAD_NONE ||
+	       ((u32)(h >> 32) != (u32)tgid && !(h & KC_VMS_HEAD_MORE));
 }
 
 void kc_vms_reset(void);

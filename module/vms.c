@@ -27,7 +27,7 @@
 #include "compat.h"
 #include "kvmchurn.h"
 
-#define KC_NONE	KC_VMS_NONE
+#define KC_NONE	(-1)
 
 /* A live record's links, beside the record that readers see. */
 struct kc_vm_slot {
@@ -45,7 +45,7 @@ static void *kc_vms_area;		/* one vzalloc for all that follows */
 static struct kc_vm_slot *kc_slots;	/* kc_vms_p.live */
 static int *kc_by_kvm;			/* heads, 1 << kc_hash_bits */
 static unsigned int kc_hash_bits;
-int *kc_vms_by_tgid;			/* heads, 1 << kc_vms_tgid_bits */
+u64 *kc_vms_by_tgid;			/* heads, 1 << kc_vms_tgid_bits */
 unsigned int kc_vms_tgid_bits;
 static struct kc_vm *kc_last;		/* ring of kc_vms_p.last */
 static struct kc_vm *kc_slowest;	/* kc_vms_p.slowest, unsorted */
@@ -69,10 +69,30 @@ static int kc_tgid_from(int i, pid_t tgid)
 	return i;
 }
 
+/* The first slot of a tgid chain, from its head. */
+static int kc_tgid_first(u64 head)
+{
+	return head == KC_VMS_HEAD_NONE ? KC_NONE :
+	       (int)(head & (KC_VMS_HEAD_MORE - 1));
+}
+
+/* The head of a tgid chain whose first slot is @i, KC_NONE when empty. */
+static u64 kc_tgid_head(int i)
+{
+	const struct kc_vm_slot *s;
+
+	if (i == KC_NONE)
+		return KC_VMS_HEAD_NONE;
+	s = &kc_slots[i];
+	return (u64)(u32)s->vm.tgid << 32 |
+	       (s->next_tgid != KC_NONE ? KC_VMS_HEAD_MORE : 0) | (u32)i;
+}
+
 /* @tgid's live VMs, newest first: kc_first_of(), then kc_next_of(). */
 static int kc_first_of(pid_t tgid)
 {
-	return kc_tgid_from(kc_vms_by_tgid[kc_vms_tgid_hash(tgid)], tgid);
+	return kc_tgid_from(kc_tgid_first(kc_vms_by_tgid[kc_vms_tgid_hash(tgid)]),
+			    tgid);
 }
 
 static int kc_next_of(int i)
@@ -93,29 +113,33 @@ static void kc_link(int i)
 {
 	struct kc_vm_slot *s = &kc_slots[i];
 	int *kh = &kc_by_kvm[kc_hash(s->vm.kvm)];
-	int *th = &kc_vms_by_tgid[kc_vms_tgid_hash(s->vm.tgid)];
+	u64 *th = &kc_vms_by_tgid[kc_vms_tgid_hash(s->vm.tgid)];
 
 	s->next_kvm = *kh;
 	*kh = i;
 	s->by_kvm = true;
-	s->next_tgid = *th;
-	WRITE_ONCE(*th, i);
+	s->next_tgid = kc_tgid_first(*th);
+	WRITE_ONCE(*th, kc_tgid_head(i));
 }
 
-/* Removes slot @i from the chain that starts at @head, linked by @next. */
-static void kc_unlink_from(int *head, int i, size_t next)
+/* Removes slot @i from its tgid chain; the chain's head is made anew. */
+static void kc_unlink_tgid(int i)
 {
-	int *p = head;
+	u64 *th = &kc_vms_by_tgid[kc_vms_tgid_hash(kc_slots[i].vm.tgid)];
+	int first = kc_tgid_first(*th), *p;
 
-	while (*p != KC_NONE) {
-		int *n = (int *)((char *)&kc_slots[*p] + next);
-
-		if (*p == i) {
-			WRITE_ONCE(*p, *n);
-			return;
+	if (first == i) {
+		first = kc_slots[i].next_tgid;
+	} else if (first != KC_NONE) {
+		for (p = &kc_slots[first].next_tgid; *p != KC_NONE;
+		     p = &kc_slots[*p].next_tgid) {
+			if (*p == i) {
+				*p = kc_slots[i].next_tgid;
+				break;
+			}
 		}
-		p = n;
 	}
+	WRITE_ONCE(*th, kc_tgid_head(first));
 }
 
 /*
@@ -126,10 +150,17 @@ static void kc_unlink_kvm(int i)
 {
 	struct kc_vm_slot *s = &kc_slots[i];
 
+	int *p;
+
 	if (!s->by_kvm)
 		return;
-	kc_unlink_from(&kc_by_kvm[kc_hash(s->vm.kvm)], i,
-		       offsetof(struct kc_vm_slot, next_kvm));
+	for (p = &kc_by_kvm[kc_hash(s->vm.kvm)]; *p != KC_NONE;
+	     p = &kc_slots[*p].next_kvm) {
+		if (*p == i) {
+			*p = s->next_kvm;
+			break;
+		}
+	}
 	s->by_kvm = false;
 }
 
@@ -138,8 +169,7 @@ static void kc_slot_free(int i)
 	struct kc_vm_slot *s = &kc_slots[i];
 
 	kc_unlink_kvm(i);
-	kc_unlink_from(&kc_vms_by_tgid[kc_vms_tgid_hash(s->vm.tgid)], i,
-		       offsetof(struct kc_vm_slot, next_tgid));
+	kc_unlink_tgid(i);
 	s->used = false;
 	s->next_free = kc_free;
 	kc_free = i;
@@ -460,8 +490,9 @@ void kc_vms_params(struct kc_vms_params *p)
 static size_t kc_vms_bytes(const struct kc_vms_params *p, unsigned int heads)
 {
 	return p->live * sizeof(*kc_slots) +
-	       (1 + KC_VMS_TGID_HEADS) * heads * sizeof(int) +
-	       (p->last + p->slowest) * sizeof(struct kc_vm);
+	       KC_VMS_TGID_HEADS * heads * sizeof(*kc_vms_by_tgid) +
+	       (p->last + p->slowest) * sizeof(struct kc_vm) +
+	       heads * sizeof(*kc_by_kvm);
 }
 
 void kc_vms_mem(struct kc_mem *mem)
@@ -491,18 +522,19 @@ int kc_vms_init(const struct kc_vms_params *p)
 	kc_vms_live = 0;
 	kc_hash_bits = ilog2(heads);
 	kc_vms_tgid_bits = ilog2(KC_VMS_TGID_HEADS * heads);
+	/* the 8-byte fields first, so that each part is aligned */
 	a = kc_vms_area;
 	kc_slots = (struct kc_vm_slot *)a;
 	a += p->live * sizeof(*kc_slots);
-	kc_by_kvm = (int *)a;
-	kc_vms_by_tgid = kc_by_kvm + heads;
-	a += (1 + KC_VMS_TGID_HEADS) * heads * sizeof(int);
+	kc_vms_by_tgid = (u64 *)a;
+	a += KC_VMS_TGID_HEADS * heads * sizeof(*kc_vms_by_tgid);
 	kc_last = (struct kc_vm *)a;
 	kc_slowest = kc_last + p->last;
+	kc_by_kvm = (int *)(kc_slowest + p->slowest);
 	for (i = 0; i < heads; i++)
 		kc_by_kvm[i] = KC_NONE;
 	for (i = 0; i < KC_VMS_TGID_HEADS * heads; i++)
-		kc_vms_by_tgid[i] = KC_NONE;
+		kc_vms_by_tgid[i] = KC_VMS_HEAD_NONE;
 	for (i = 0; i < p->live; i++)
 		kc_slots[i].next_free = i + 1 < p->live ? i + 1 : KC_NONE;
 	kc_free = 0;

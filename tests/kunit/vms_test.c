@@ -305,13 +305,15 @@ static void kc_vms_reset_keeps_live(struct kunit *test)
 /* Every parameter's range: refused outside, no table left behind. */
 /*
  * kc_vms_none_of(), which the free of every task asks inline: false for a
- * process with a live record, true for one whose chain is empty, and for
- * every process once the last record is gone; a process that shares a
- * chain only makes kc_vm_reaped() look and find nothing of its own.
+ * process with a live record, true for one whose chain is empty or holds a
+ * single record of another's, and for every process once the last record is
+ * gone. A chain of several records says "may hold" to every process of it,
+ * and kc_vm_reaped() then looks and finds nothing of its own; the chain's
+ * head follows every record that comes and goes, first, middle or last.
  */
 static void kc_vms_none_of_tgid(struct kunit *test)
 {
-	pid_t other = 101, same = 0, t;
+	pid_t other = 101, same = 0, third = 0, t;
 
 	KUNIT_EXPECT_EQ(test, kc_vms_tgid_bits, 4U);	/* 4 slots, 16 heads */
 	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(100));
@@ -321,16 +323,55 @@ static void kc_vms_none_of_tgid(struct kunit *test)
 	while (kc_vms_tgid_hash(other) == kc_vms_tgid_hash(100))
 		other++;
 	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(other));
-	for (t = 101; !same; t++)
-		if (kc_vms_tgid_hash(t) == kc_vms_tgid_hash(100))
+	for (t = 101; !third; t++) {
+		if (kc_vms_tgid_hash(t) != kc_vms_tgid_hash(100))
+			continue;
+		if (!same)
 			same = t;
+		else
+			third = t;
+	}
+	/* one record in the chain, not its own */
+	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(same));
+
+	/* the chain: third, same, 100 */
+	kc_vm_begin(0x2000, kc_vmm(test, same, "firecracker"));
+	kc_vm_created(same, true);
+	kc_vm_begin(0x3000, kc_vmm(test, third, "firecracker"));
+	kc_vm_created(third, true);
+	KUNIT_EXPECT_EQ(test, kc_vms_live, 3U);
+	KUNIT_EXPECT_FALSE(test, kc_vms_none_of(100));
+	KUNIT_EXPECT_FALSE(test, kc_vms_none_of(same));
+	KUNIT_EXPECT_FALSE(test, kc_vms_none_of(third));
+	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(other));
+
+	/* the middle goes: third, 100; more than one, so "may hold" */
+	kc_vm_reaped(same);
+	KUNIT_EXPECT_EQ(test, kc_vms_live, 2U);
 	KUNIT_EXPECT_FALSE(test, kc_vms_none_of(same));
 	kc_vm_reaped(same);
-	KUNIT_EXPECT_EQ(test, kc_vms_live, 1U);
+	KUNIT_EXPECT_EQ(test, kc_vms_live, 2U);
+
+	/* the last goes: third alone */
 	kc_vm_reaped(100);
-	KUNIT_EXPECT_EQ(test, kc_vms_live, 0U);
+	KUNIT_EXPECT_EQ(test, kc_vms_live, 1U);
 	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(100));
 	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(same));
+	KUNIT_EXPECT_FALSE(test, kc_vms_none_of(third));
+
+	/* the first goes: 100 again in front, then 100 leaves third alone */
+	kc_vm_begin(0x1000, kc_vmm(test, 100, "firecracker"));
+	kc_vm_created(100, true);
+	KUNIT_EXPECT_FALSE(test, kc_vms_none_of(same));
+	kc_vm_reaped(100);
+	KUNIT_EXPECT_EQ(test, kc_vms_live, 1U);
+	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(100));
+	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(same));
+	KUNIT_EXPECT_FALSE(test, kc_vms_none_of(third));
+	kc_vm_reaped(third);
+	KUNIT_EXPECT_EQ(test, kc_vms_live, 0U);
+	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(100));
+	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(third));
 }
 
 static void kc_vms_params_range(struct kunit *test)
