@@ -7,15 +7,18 @@
 # that release samples the guest's kernel on cpu-clock with call chains, every
 # PROFILE_PERIOD instructions, while forkexit runs PROFILE_EXITS fork + exit + waitpid
 # in A (nothing loaded), F (the floor), B (kvmchurn, filter=firecracker), PROFILE_ROUNDS
-# times each, then in V (B with PROFILE_ALIVE traced VMs alive) (profile/60-profile.sh).
+# times each, then in V (B with PROFILE_ALIVE traced VMs alive) and W (F with the same
+# VMs alive) (profile/60-profile.sh).
 # Printed: each class's instructions an exit with the interval its sample count gives,
-# (B - F) / (F - A) from them, V against B, and the symbols B adds most samples in.
+# (B - F) / (F - A) from them, V against B and W against F (the handlers and the
+# mechanism with VMs alive), and the symbols B adds most samples in.
 # perf and the shared libraries it needs come from the package archive (the private
 # apt of the vm tier, bookworm), unpacked under $KVMCHURN_CACHE/bench/perf/<arch>.
 # Knobs: PROFILE_EXITS (10000), PROFILE_PERIOD (10007: a prime, so that no loop of an
 # exit beats with it; cpu-clock takes 10000 at the least), PROFILE_ROUNDS (1),
-# PROFILE_ALIVE (1000; 0: no V), PROFILE_ALIVE_EXITS (2000: V's exits),
-# PROFILE_MEM (the guest's MiB, 3072: room for the VMs alive).
+# PROFILE_ALIVE (1000; 0: no V), PROFILE_ALIVE_EXITS (V's and W's exits: PROFILE_EXITS;
+# with fewer than B's, V against B was not settled), PROFILE_MEM (the guest's MiB, 3072:
+# room for the VMs alive).
 # Exit status: 1 when a kernel's boot failed (its FAIL line says why; no report for it).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
@@ -25,7 +28,7 @@ PROFILE_EXITS=${PROFILE_EXITS:-10000}
 PROFILE_PERIOD=${PROFILE_PERIOD:-10007}
 PROFILE_ROUNDS=${PROFILE_ROUNDS:-1}
 PROFILE_ALIVE=${PROFILE_ALIVE:-1000}
-PROFILE_ALIVE_EXITS=${PROFILE_ALIVE_EXITS:-2000}
+PROFILE_ALIVE_EXITS=${PROFILE_ALIVE_EXITS:-$PROFILE_EXITS}
 PROFILE_MEM=${PROFILE_MEM:-3072}
 # The kernel's probe mechanism, as frames of a call chain (an extended regex, as perf's
 # --parent takes it): kprobes on ftrace (x86_64) and by break and single step (arm64:
@@ -188,7 +191,7 @@ main() {
 		grep -v ' passed, ' "$work/verdict" || true
 		# a boot that failed has its FAIL line (above: why), and no report
 		((ok)) || { rc=1; continue; }
-		echo "$id $KC_KREL, $(date -u +%Y-%m-%d): perf samples every $PROFILE_PERIOD instructions, $PROFILE_EXITS exits, A F B $PROFILE_ROUNDS times, V with $PROFILE_ALIVE VMs alive over $PROFILE_ALIVE_EXITS exits"
+		echo "$id $KC_KREL, $(date -u +%Y-%m-%d): perf samples every $PROFILE_PERIOD instructions, $PROFILE_EXITS exits, A F B $PROFILE_ROUNDS times, V and W with $PROFILE_ALIVE VMs alive over $PROFILE_ALIVE_EXITS exits"
 		kc_profile_report "$KVMCHURN_CACHE/logs/$id-latest.log"
 	done
 	return "$rc"
