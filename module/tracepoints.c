@@ -131,7 +131,8 @@ static void kc_tp_sched_process_exit(KC_SCHED_PROCESS_EXIT_PROTO)
 
 /*
  * Whether the process of a leader being freed may hold anything: asked
- * inline, without a lookup, since nearly no process on the host does.
+ * inline, without a lookup, since nearly no process on the host does (the
+ * lookups of kc_leader_freed() ask the same each, before they look).
  */
 static __always_inline bool kc_leader_may_hold(pid_t tgid)
 {
@@ -148,24 +149,20 @@ static noinline void kc_leader_freed(struct task_struct *p)
 {
 	u64 start, v;
 
-	if (!kc_pair_none(KC_PAIR_SIGNAL))
-		kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_TAKE, NULL);
-	if (!kc_pair_none(KC_PAIR_FILES) &&
-	    kc_pair_take_max(KC_PAIR_FILES, p->tgid, &v) &&
+	kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_TAKE, NULL);
+	if (kc_pair_take_max(KC_PAIR_FILES, p->tgid, &v) &&
 	    READ_ONCE(kc_enabled)) {
 		kc_hist_record(KC_M_EXIT_FILES, v);
 		kc_vm_stage_tgid(p->tgid, KC_M_EXIT_FILES, v);
 	}
-	if (!kc_pair_none(KC_PAIR_EXIT) &&
-	    kc_pair_get(KC_PAIR_EXIT, p->pid, KC_PAIR_TAKE, &start) &&
+	if (kc_pair_get(KC_PAIR_EXIT, p->pid, KC_PAIR_TAKE, &start) &&
 	    READ_ONCE(kc_enabled)) {
 		v = kc_to_unit(kc_since(start));
 		kc_count(KC_C_REAP);
 		kc_hist_record(KC_M_EXIT_TO_REAP, v);
 		kc_vm_stage_tgid(p->tgid, KC_M_EXIT_TO_REAP, v);
 	}
-	if (!kc_vms_none_of(p->tgid))
-		kc_vm_reaped(p->tgid);
+	kc_vm_reaped(p->tgid);
 }
 
 /*

@@ -122,23 +122,29 @@ static void kc_link(int i)
 	WRITE_ONCE(*th, kc_tgid_head(i));
 }
 
+/* Removes slot @i from the chain that starts at @head, linked by @next. */
+static void kc_unlink_from(int *head, int i, size_t next)
+{
+	int *p = head;
+
+	while (*p != KC_NONE) {
+		int *n = (int *)((char *)&kc_slots[*p] + next);
+
+		if (*p == i) {
+			*p = *n;
+			return;
+		}
+		p = n;
+	}
+}
+
 /* Removes slot @i from its tgid chain; the chain's head is made anew. */
 static void kc_unlink_tgid(int i)
 {
 	u64 *th = &kc_vms_by_tgid[kc_vms_tgid_hash(kc_slots[i].vm.tgid)];
-	int first = kc_tgid_first(*th), *p;
+	int first = kc_tgid_first(*th);
 
-	if (first == i) {
-		first = kc_slots[i].next_tgid;
-	} else if (first != KC_NONE) {
-		for (p = &kc_slots[first].next_tgid; *p != KC_NONE;
-		     p = &kc_slots[*p].next_tgid) {
-			if (*p == i) {
-				*p = kc_slots[i].next_tgid;
-				break;
-			}
-		}
-	}
+	kc_unlink_from(&first, i, offsetof(struct kc_vm_slot, next_tgid));
 	WRITE_ONCE(*th, kc_tgid_head(first));
 }
 
@@ -150,17 +156,10 @@ static void kc_unlink_kvm(int i)
 {
 	struct kc_vm_slot *s = &kc_slots[i];
 
-	int *p;
-
 	if (!s->by_kvm)
 		return;
-	for (p = &kc_by_kvm[kc_hash(s->vm.kvm)]; *p != KC_NONE;
-	     p = &kc_slots[*p].next_kvm) {
-		if (*p == i) {
-			*p = s->next_kvm;
-			break;
-		}
-	}
+	kc_unlink_from(&kc_by_kvm[kc_hash(s->vm.kvm)], i,
+		       offsetof(struct kc_vm_slot, next_kvm));
 	s->by_kvm = false;
 }
 
