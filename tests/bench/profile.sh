@@ -97,6 +97,15 @@ kc_profile_report() {
 		# lo C N, hi C N: the 95 % interval of a Poisson count of N, an exit
 		function lo(c, n) { return per(c, n > 0 ? n - 1.96 * sqrt(n) : 0) }
 		function hi(c, n) { return per(c, n + 1.96 * sqrt(n + 1)) }
+		# at C N S: per(), or the interval'\''s lo() (S < 0) or hi() (S > 0)
+		function at(c, n, s) { return s < 0 ? lo(c, n) : s > 0 ? hi(c, n) : per(c, n) }
+		# over_a C S: the mechanism of C (a floor), what it adds in its frames and
+		# unnamed code over what A has there, with its empty handlers; S as at()
+		function over_a(c, s) {
+			return at(c, cl[c, "mechanism"] + cl[c, "nosym"], s) - at("A", cl["A", "mechanism"] + cl["A", "nosym"], -s) + at(c, cl[c, "handler"], s)
+		}
+		# less X Y S: what the handlers of X add to those of Y; S as at()
+		function less(x, y, s) { return at(x, cl[x, "handler"], s) - at(y, cl[y, "handler"], -s) }
 		function show(name, c, n) {
 			printf "    %-44s %7.0f  [%7.0f, %7.0f]  (%d samples)\n", name, per(c, n), lo(c, n), hi(c, n), n
 		}
@@ -119,12 +128,8 @@ kc_profile_report() {
 				# whatever is loaded), with the empty handlers of F; the handlers: what
 				# those of kvmchurn add to them
 				mf = cl["F", "mechanism"] + cl["F", "nosym"]; ma = cl["A", "mechanism"] + cl["A", "nosym"]
-				fa = per("F", mf) - per("A", ma) + per("F", cl["F", "handler"])
-				fal = lo("F", mf) - hi("A", ma) + lo("F", cl["F", "handler"])
-				fah = hi("F", mf) - lo("A", ma) + hi("F", cl["F", "handler"])
-				bf = per("B", cl["B", "handler"]) - per("F", cl["F", "handler"])
-				bfl = lo("B", cl["B", "handler"]) - hi("F", cl["F", "handler"])
-				bfh = hi("B", cl["B", "handler"]) - lo("F", cl["F", "handler"])
+				fa = over_a("F", 0); fal = over_a("F", -1); fah = over_a("F", 1)
+				bf = less("B", "F", 0); bfl = less("B", "F", -1); bfh = less("B", "F", 1)
 				printf "  F - A, the mechanism with empty handlers:          %7.0f  [%7.0f, %7.0f]\n", fa, fal, fah
 				printf "  B - F, kvmchurn'\''s handlers less the empty ones:   %7.0f  [%7.0f, %7.0f]\n", bf, bfl, bfh
 				printf "  (B - F) / (F - A):                                 %7.3f  [%7.3f, %7.3f]  goal <= 0.25: %s\n", bf / fa, bfl / fah, bfh / fal, (bfh / fal <= 0.25 ? "met" : bfl / fah > 0.25 ? "NOT met" : "not resolved")
@@ -133,15 +138,10 @@ kc_profile_report() {
 				printf "  A'\''s samples in those frames (what an exit runs there without probes): %d\n", ma
 				if (t["W"]) {
 					# the same with VMs alive: W - A against F - A, V - W against B - F
-					mw = cl["W", "mechanism"] + cl["W", "nosym"]
-					wa = per("W", mw) - per("A", ma) + per("W", cl["W", "handler"])
-					wal = lo("W", mw) - hi("A", ma) + lo("W", cl["W", "handler"])
-					wah = hi("W", mw) - lo("A", ma) + hi("W", cl["W", "handler"])
+					wa = over_a("W", 0); wal = over_a("W", -1); wah = over_a("W", 1)
 					printf "  W - A, the mechanism with %s alive:              %7.0f  [%7.0f, %7.0f]  against F - A %.0f\n", substr(alive, 1, index(alive, " ") - 1), wa, wal, wah, fa
 					if (t["V"]) {
-						vw = per("V", cl["V", "handler"]) - per("W", cl["W", "handler"])
-						vwl = lo("V", cl["V", "handler"]) - hi("W", cl["W", "handler"])
-						vwh = hi("V", cl["V", "handler"]) - lo("W", cl["W", "handler"])
+						vw = less("V", "W", 0); vwl = less("V", "W", -1); vwh = less("V", "W", 1)
 						printf "  V - W, kvmchurn'\''s handlers with them alive:        %7.0f  [%7.0f, %7.0f]  against B - F %.0f\n", vw, vwl, vwh, bf
 						printf "  (V - W) / (W - A):                                 %7.3f  [%7.3f, %7.3f]\n", vw / wa, vwl / wah, vwh / wal
 					}
