@@ -180,6 +180,7 @@ check-unit:
 	tests/unit/packaging.sh
 	tests/unit/table.sh
 	tests/unit/harness.sh
+	tests/unit/bench.sh
 	$(CC) $(KC_CFLAGS_STD) $(KC_CFLAGS_WARN) -O2 -o tests/unit/qtrace_gen tests/unit/qtrace_gen.c
 	$(CC) $(KC_CFLAGS_STD) $(KC_CFLAGS_WARN) -g -O1 -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -o tests/unit/qtrace_fuzz tests/unit/qtrace_fuzz.c \
@@ -222,6 +223,10 @@ bench:
 bench-profile:
 	tests/bench/profile.sh $(KERNELS)
 
+# The same, every kernel instruction counted by QEMU: the mechanism against the handlers.
+bench-count:
+	tests/bench/count.sh $(KERNELS)
+
 # exit_mmap and kvm_destroy_vm per GiB of guest memory, by backing (not a test).
 bench-backing:
 	tests/bench/backing.sh $(KERNELS)
@@ -243,4 +248,4 @@ check-debug-rt:
 .PHONY: all module client version cflags products install install-client uninstall clean \
 	clean-userspace style check \
 	check-quick check-full check-unit check-prometheus check-build check-vm check-debug check-debug-rt check-dkms check-qemu kunit bench-floor \
-	dkms-source dkms-install dkms-remove compatibility demo bench bench-profile bench-backing
+	dkms-source dkms-install dkms-remove compatibility demo bench bench-profile bench-count bench-backing

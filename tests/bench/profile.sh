@@ -30,13 +30,9 @@ PROFILE_ROUNDS=${PROFILE_ROUNDS:-1}
 PROFILE_ALIVE=${PROFILE_ALIVE:-1000}
 PROFILE_ALIVE_EXITS=${PROFILE_ALIVE_EXITS:-$PROFILE_EXITS}
 PROFILE_MEM=${PROFILE_MEM:-3072}
-# The kernel's probe mechanism, as frames of a call chain (an extended regex, as perf's
-# --parent takes it): kprobes on ftrace (x86_64) and by break and single step (arm64:
-# the debug exception's path to the kprobe handlers), kretprobes' entry and their
-# trampolines, with the rethook and the object pools that hold their instances (6.1
-# on), fprobe, and ftrace's own entries. A's samples in it are the check that it names
-# nothing an exit runs without probes.
-PROFILE_MECH='^(kprobe_|kprobes_|get_kprobe|pre_handler_kretprobe|kretprobe_|__kretprobe_|trampoline_handler|trampoline_probe_handler|arch_rethook_|rethook_|__rethook_|objpool_|freelist_|fprobe_|__fprobe_|ftrace_|arch_ftrace_|__ftrace_|brk_handler|call_break_hook|call_el1_break_hook|do_debug_exception|el1_dbg|reenter_kprobe|setup_singlestep|post_kprobe_handler|arch_uprobe_)'
+# shellcheck source-path=SCRIPTDIR source=mechanism.sh
+. "$KC_TOP/tests/bench/mechanism.sh"
+PROFILE_MECH=$KC_BENCH_MECH
 
 # kc_perf_root DEBARCH DIR: linux-perf and its dependencies of bookworm, unpacked in DIR/root.
 kc_perf_root() {

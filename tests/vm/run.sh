@@ -21,7 +21,8 @@
 # make bench), KVMCHURN_VM_MEM (the guest's memory in MiB instead of the kernel's -m:
 # make bench-backing), KVMCHURN_VM_SMP (QEMU's -smp instead of the kernel's, CPUS or
 # CPUS,maxcpus=N: hotpluggable CPUs that the guest counts as possible; make bench),
-# KVMCHURN_DISK (a root image, vmm.sh's kc_root_image, as the guest's
+# KVMCHURN_QEMU_ARGS (more of QEMU's arguments, space-separated: make bench-count's
+# -plugin), KVMCHURN_DISK (a root image, vmm.sh's kc_root_image, as the guest's
 # read-only virtio disk, with the modules that mount it: make bench's bpftrace),
 # KVMCHURN_BOOT (kernel arguments of a boot of its own: only the
 # scenarios with a "# boot: ARGS" line that says exactly these run (one line a boot), and ARGS is added to the
@@ -295,6 +296,7 @@ kc_vm_one() {
 	kc_build_for "$id" 05-kunit.sh kunit tests/kunit/kvmchurn_test.ko "$blog.kunit" "KUnit module" || return
 	kc_build_for "$id" 50-bench.sh bench-floor tests/bench/floor/kvmchurn_floor.ko "$blog.floor" "the bench's floor module" || return
 	kc_build_for "$id" 60-profile.sh bench-floor tests/bench/floor/kvmchurn_floor.ko "$blog.floor" "the bench's floor module" || return
+	kc_build_for "$id" 60-count.sh bench-floor tests/bench/floor/kvmchurn_floor.ko "$blog.floor" "the bench's floor module" || return
 	initrd=$KVMCHURN_CACHE/initramfs/$id.cpio.gz
 	# decided once: the initramfs and QEMU's disk must agree
 	local vmm=0
@@ -320,6 +322,10 @@ kc_vm_one() {
 		[[ -z ${KVMCHURN_VM_MEM:-} || ${qemu[i]} != -m ]] || qemu[i + 1]=${KVMCHURN_VM_MEM}M
 		[[ -z ${KVMCHURN_VM_SMP:-} || ${qemu[i]} != -smp ]] || qemu[i + 1]=$KVMCHURN_VM_SMP
 	done
+	# more of QEMU's arguments, words without spaces: make bench-count's plugin
+	local -a extra
+	read -ra extra <<<"${KVMCHURN_QEMU_ARGS:-}"
+	qemu+=("${extra[@]}")
 	# x86's default machine (pc) takes 255 CPUs at most; q35 takes more
 	local smp=${KVMCHURN_VM_SMP:-0}
 	[[ $KC_ARCH != x86_64 || (${smp%%,*} -le 255 && ${smp##*=} -le 255) ]] || qemu+=(-machine q35)

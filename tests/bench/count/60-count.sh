@@ -1,0 +1,107 @@
+#!/bin/sh
+# 60-count (make bench-count, not a test): the unmatched exits' kernel
+# instructions, counted one by one by QEMU (count/insncount.c, loaded by
+# tests/bench/count.sh), in A (nothing loaded), F (the floor: kvmchurn's
+# probes with empty handlers, tests/bench/floor), B (kvmchurn,
+# filter=firecracker), V (B with COUNT_ALIVE traced VMs alive, the pairing
+# table and the records busy) and W (F with the same VMs alive).
+# `forkexit -m` marks where its exits begin and end; the plugin writes the
+# counts at each mark, numbered from 1, so the marks here must be the only
+# ones: once a forkexit fails, not knowing how many it set, nothing more is
+# counted. Before each run the symbols of the classes are printed (syms).
+# "# count run CFG MARK EXITS NS" says which mark ends CFG's exits.
+# shellcheck source=../../vm/guest/tap.sh
+. /kvmchurn/tap.sh
+. /kvmchurn/bench.conf # COUNT_EXITS COUNT_ALIVE COUNT_MECH
+
+marks=0 synced=1 symsonce=
+
+unload() {
+	! kc_loaded || rmmod kvmchurn
+	[ ! -d /sys/module/kvmchurn_floor ] || rmmod kvmchurn_floor
+}
+config() { # config A|F|B|V
+	unload
+	case $1 in
+	F) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_SYMS" ;;
+	B | V) insmod "$KVMCHURN_KO" filter=firecracker ;;
+	esac
+}
+# syms CFG: the symbols that the counts of CFG's run are read with, and their
+# classes. A line on the console costs the guest millions of instructions,
+# each counted, so the lines are few:
+# - once, the mechanism's functions (COUNT_MECH) in the kernel's text, each
+#   run of them followed by the symbol where it ends (kallsyms lists the
+#   kernel's in address order): "sym * ADDRESS NAME CLASS";
+# - each run, the kernel's trampolines (mechanism), where each module's text
+#   starts, and where kvmchurn's and the floor's sections are (the host reads
+#   their functions from the .ko): "sym CFG ADDRESS NAME mechanism", "base CFG
+#   ADDRESS [MODULE]", "section CFG [MODULE] SECTION ADDRESS".
+syms() {
+	awk -v c="$1" -v mech="$COUNT_MECH" -v once="$symsonce" '
+		$1 !~ /^[0-9a-f]+$/ || ($2 != "t" && $2 != "T") { next }
+		NF == 3 {
+			if (once) next
+			if ($3 ~ mech) print "# count sym * " $1 " " $3 " mechanism"
+			else if (last) print "# count sym * " $1 " " $3 " rest"
+			last = $3 ~ mech
+			next
+		}
+		$4 ~ /^\[(__builtin__[a-z_]+|bpf)\]$/ { print "# count sym " c " " $1 " " $3 $4 " mechanism"; next }
+		!($4 in lo) || $1 < lo[$4] { lo[$4] = $1 }
+		END { for (m in lo) print "# count base " c " " lo[m] " " m }' /proc/kallsyms
+	symsonce=1
+	for m in kvmchurn kvmchurn_floor; do
+		for f in "/sys/module/$m/sections/".text*; do
+			[ -e "$f" ] && echo "# count section $1 [$m] ${f##*/} $(cat "$f")"
+		done
+	done
+}
+# count CFG: forkexit -m over COUNT_EXITS exits in CFG's state
+count() {
+	[ "$synced" = 1 ] || return 1
+	syms "$1"
+	if ns=$(forkexit -m "$COUNT_EXITS"); then
+		marks=$((marks + 2))
+		echo "# count run $1 $marks $COUNT_EXITS $ns"
+		ok "count $1"
+	else
+		synced=0
+		not_ok "forkexit -m ($1): the marks it set are not known, nothing after is counted"
+	fi
+}
+
+# the floor's kretprobes: where kvmchurn's attached, one for each of its
+attached() { awk -F '\t' '$1 == "probe" && $3 == "kretprobe" && $5 == "attached" { printf "%s%s", n++ ? "," : "", $4 }' $D/raw; }
+insmod "$KVMCHURN_KO" && FLOOR_SYMS=$(attached)
+unload
+
+aslr=$(cat /proc/sys/kernel/randomize_va_space)
+echo 0 >/proc/sys/kernel/randomize_va_space # as make bench
+for c in A F B; do
+	config $c || { not_ok "configuration $c"; continue; }
+	count $c
+done
+
+# V: B with COUNT_ALIVE traced VMs alive; W: the same VMs, the floor instead
+if [ "$COUNT_ALIVE" -gt 0 ]; then
+	config V
+	alive_start "$COUNT_ALIVE"
+	if wait_for 3600 held "$COUNT_ALIVE"; then
+		echo "# count alive $COUNT_ALIVE pairs:$(rec pairs 3) live:$(awk -F '\t' '$1 == "stats" { print $5 }' $D/vms)"
+		count V
+		if config F; then
+			count W
+		else
+			not_ok "alive: configuration W"
+		fi
+		held "$COUNT_ALIVE" || not_ok "alive: the VMs did not stay for the exits"
+	else
+		not_ok "alive: $(vms_alive) of $COUNT_ALIVE VMs came up"
+	fi
+	alive_stop
+	wait_for "$KC_WAIT" vms_gone || not_ok "alive: VMs left"
+fi
+unload
+echo "$aslr" >/proc/sys/kernel/randomize_va_space
+exit 0

@@ -1,0 +1,11 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Sourced by profile.sh and count.sh: the kernel's probe mechanism, as the names of its
+# functions (an extended regex, as perf's --parent takes it): kprobes on ftrace (x86_64)
+# and by break and single step (arm64: the debug exception's path to the kprobe
+# handlers), kretprobes' entry and their trampolines, with the rethook and the object
+# pools that hold their instances (6.1 on), fprobe, ftrace's own entries, and the
+# iterators and static-call trampolines of kvmchurn's tracepoints. A's share in it is the check that
+# it names nothing an exit runs without probes.
+# shellcheck disable=SC2034 # used by the scripts that source it
+KC_BENCH_MECH='^(kprobe_|kprobes_|get_kprobe|pre_handler_kretprobe|kretprobe_|__kretprobe_|trampoline_handler|trampoline_probe_handler|arch_rethook_|rethook_|__rethook_|objpool_|freelist_|fprobe_|__fprobe_|ftrace_|arch_ftrace_|__ftrace_|brk_handler|call_break_hook|call_el1_break_hook|do_debug_exception|el1_dbg|reenter_kprobe|setup_singlestep|post_kprobe_handler|arch_uprobe_|(__traceiter_|__SCT__tp_func_)(sched_process_(exit|free)|signal_deliver|mm_vmscan_(direct|memcg)_reclaim_(begin|end))$)'

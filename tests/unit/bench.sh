@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench-count's report (tests/bench/count.sh), on a guest log and a
+# plugin's counts made up here, with numbers chosen so that each class, each
+# difference and each verdict has one right value: where each address goes
+# (the kernel's mechanism and the rest, kvmchurn's and the floor's functions
+# in two sections, read from a module file assembled here, a trampoline),
+# which mark ends which run, and what a short or broken run prints.
+#
+# One TAP line a test (tests/lib/tap.sh), then "bench: N passed, N failed".
+
+set -u
+export LC_ALL=C
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+# shellcheck source=tests/bench/count.sh
+. "$here/../bench/count.sh"
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+# mod FILE FUNCTION...: a module file whose .text holds each FUNCTION, 32 bytes
+# each in order, and whose .text.unlikely holds FUNCTION_cold, 16 bytes
+mod() {
+	local f=$1 fn
+	shift
+	mkdir -p "$(dirname "$f")"
+	{
+		echo "	.text"
+		for fn; do printf '\t.type %s, @function\n%s:\n\t.fill 32, 1, 0x90\n\t.size %s, 32\n' "$fn" "$fn" "$fn"; done
+		echo '	.section .text.unlikely,"ax",@progbits'
+		printf '\t.type %s_cold, @function\n%s_cold:\n\t.fill 16, 1, 0x90\n\t.size %s_cold, 16\n' "$1" "$1" "$1"
+	} >"$f.s"
+	gcc -c -o "$f" "$f.s"
+}
+mod "$tmp/build/kvmchurn.ko" kc_exit kc_free
+mod "$tmp/build/tests/bench/floor/kvmchurn_floor.ko" kf_entry
+
+# The guest's lines: the kernel's mechanism from ...1000 to ...1100, then the
+# rest; kvm's text from c0000000; the floor at c0100000 in F and W, kvmchurn
+# at c0200000 in B and c0300000 in V; a trampoline at c0400000. 10 exits a run.
+log() {
+	cat <<-'EOF'
+		# count sym * ffffffff81001000 kprobe_ftrace_handler mechanism
+		# count sym * ffffffff81001100 do_exit rest
+		# count base A ffffffffc0000000 [kvm]
+		# count sym A ffffffffc0400000 ftrace_trampoline[__builtin__ftrace] mechanism
+		# count run A 2 10 250000
+		# count base F ffffffffc0000000 [kvm]
+		# count base F ffffffffc0100000 [kvmchurn_floor]
+		# count section F [kvmchurn_floor] .text ffffffffc0100000
+		# count section F [kvmchurn_floor] .text.unlikely ffffffffc0180000
+		# count sym F ffffffffc0400000 ftrace_trampoline[__builtin__ftrace] mechanism
+		# count run F 4 10 250500
+		# count base B ffffffffc0000000 [kvm]
+		# count base B ffffffffc0200000 [kvmchurn]
+		# count section B [kvmchurn] .text ffffffffc0200000
+		# count section B [kvmchurn] .text.unlikely ffffffffc0280000
+		# count sym B ffffffffc0400000 ftrace_trampoline[__builtin__ftrace] mechanism
+		# count run B 6 10 250600
+	EOF
+}
+# The counts: mark 1 (before A) and the odd marks are what ran between runs;
+# in A 15 an exit in the mechanism (rethook_flush_task, whatever is loaded);
+# F adds 400 of mechanism (300 in the kernel, 100 in the trampoline) and 10
+# of the floor's handler; B the same 400 and 110 of its handlers (kc_exit 60,
+# kc_free 40, kc_exit_cold 10).
+counts() {
+	cat <<-'EOF'
+		mark 1
+		ffffffff81001010 999999
+		mark 2
+		ffffffff81001010 150
+		ffffffff81002000 2000000
+		mark 3
+		ffffffffc0200000 77777
+		mark 4
+		ffffffff81001010 3150
+		ffffffffc0400010 1000
+		ffffffffc0100004 100
+		ffffffff81002000 2005000
+		mark 5
+		mark 6
+		ffffffff81001010 3150
+		ffffffffc0400010 1000
+		ffffffffc0200004 400
+		ffffffffc0200010 200
+		ffffffffc0200020 400
+		ffffffffc0280002 100
+		ffffffffc0000040 50
+		ffffffff81002000 2006000
+		end 6
+	EOF
+}
+
+log >"$tmp/log"
+counts >"$tmp/counts"
+kc_count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
+cat >"$tmp/want" <<'EOF'
+  kernel instructions an exit, counted:
+  A (10 exits, 200015 kernel instructions an exit):
+    handler                                        0.0
+    mechanism                                     15.0
+    rest                                      200000.0
+  F (10 exits, 200925 kernel instructions an exit):
+    handler                                       10.0
+    mechanism                                    415.0
+    rest                                      200500.0
+  B (10 exits, 201130 kernel instructions an exit):
+    handler                                      110.0
+    mechanism                                    415.0
+    rest                                      200605.0
+  F - A, the mechanism with empty handlers:              410.0
+  B - F, kvmchurn's handlers less the empty ones:       100.0
+  (B - F) / (F - A):                                     0.244  goal <= 0.25: met
+  the mechanism in B against F (the same probes):        415.0 against 415.0
+  A in those classes (what an exit runs there without probes): 15.0
+  where F's mechanism goes, instructions an exit over A's (W beside, with VMs alive):
+      300.0      0.0  kprobe_ftrace_handler
+      100.0      0.0  ftrace_trampoline[__builtin__ftrace]
+       10.0      0.0  kf_entry[kvmchurn_floor]
+  where B's handlers go, instructions an exit (V beside, with VMs alive):
+       60.0      0.0  kc_exit[kvmchurn]
+       40.0      0.0  kc_free[kvmchurn]
+       10.0      0.0  kc_exit_cold[kvmchurn]
+EOF
+want_same out "$tmp/want"
+finish "A F B: each address to its class, the ratio met"
+
+# V and W: the same VMs alive under kvmchurn (at c0300000) and the floor; W's
+# mechanism is F's, V's handlers 10 more than B's: 10 %, within the goal
+{
+	log
+	cat <<-'EOF'
+		# count alive 1000 pairs:1000 live:1000
+		# count base V ffffffffc0300000 [kvmchurn]
+		# count section V [kvmchurn] .text ffffffffc0300000
+		# count run V 8 10 251000
+		# count base W ffffffffc0100000 [kvmchurn_floor]
+		# count section W [kvmchurn_floor] .text ffffffffc0100000
+		# count run W 10 10 250900
+	EOF
+} >"$tmp/log"
+{
+	counts
+	cat <<-'EOF'
+		mark 7
+		mark 8
+		ffffffff81001010 4150
+		ffffffffc0300000 1200
+		mark 9
+		mark 10
+		ffffffff81001010 4150
+		ffffffffc0100000 100
+	EOF
+} >"$tmp/counts"
+kc_count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
+want_eq "the heading" "  kernel instructions an exit, counted (V and W: 1000 VMs alive (pairs:1000 live:1000)):" "$(head -n 1 "$tmp/out")"
+want_eq "W - A" "  W - A, the mechanism with VMs alive:                   410.0  against F - A 410.0" "$(grep '^  W - A' "$tmp/out")"
+want_eq "V - W" "  V - W, kvmchurn's handlers with VMs alive:             110.0  against B - F 100.0: does not grow (goal <= 1.1 times)" "$(grep '^  V - W' "$tmp/out")"
+want_eq "V beside B" "       60.0    120.0  kc_exit[kvmchurn]" "$(grep 'kc_exit\[' "$tmp/out")"
+finish "V and W: 10 % more handlers with VMs alive does not grow"
+
+sed -i 's/^ffffffffc0300000 1200$/ffffffffc0300000 1300/' "$tmp/counts"
+kc_count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
+want_eq "V - W" "  V - W, kvmchurn's handlers with VMs alive:             120.0  against B - F 100.0: GROWS" "$(grep '^  V - W' "$tmp/out")"
+finish "V and W: 20 % more handlers with VMs alive grows"
+
+# B's handlers at 120 an exit against a mechanism of 410: not met; the plugin full
+log >"$tmp/log"
+counts | sed 's/^ffffffffc0200020 400$/ffffffffc0200020 500/; s/^end 6$/full\nend 6/' >"$tmp/counts"
+kc_count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
+want_eq "the ratio" "  (B - F) / (F - A):                                     0.268  goal <= 0.25: NOT met" "$(grep '^  (B - F)' "$tmp/out")"
+want_eq "the warning" "  the plugin ran out of counters: some instructions were not counted" "$(head -n 1 "$tmp/out")"
+finish "a ratio above 0.25 is not met, and a full plugin says so"
+
+# the plugin's file ends after A's mark: F and B have no counts, and no ratio
+counts | sed '/^mark 3$/,$d' >"$tmp/counts"
+kc_count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
+want_eq "the missing runs" "  F: the plugin wrote no mark 4, so no counts|  B: the plugin wrote no mark 6, so no counts" \
+	"$(grep 'no mark' "$tmp/out" | sort -k1,1r | paste -sd '|')"
+grep -q '^  A (10 exits, 200015 ' "$tmp/out" || problems+=("A's counts are not reported")
+! grep -q '^  F - A\|^  (B - F)' "$tmp/out" || problems+=("a ratio is printed without F and B")
+finish "a run whose mark the plugin never wrote is left out"
+
+# a boot that counted nothing
+printf '# count sym * ffffffff81001000 kprobe_ftrace_handler mechanism\n' >"$tmp/log"
+kc_count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
+want_eq "the report" "  no run was counted (the boot's not ok lines say why)" "$(cat "$tmp/out")"
+finish "no run, no report"
+
+# the module files' functions, by section and offset
+kc_count_kosyms "$tmp/build/kvmchurn.ko" "[kvmchurn]" | sort >"$tmp/out"
+want_eq "kvmchurn.ko" "[kvmchurn] .text 0000000000000000 kc_exit|[kvmchurn] .text 0000000000000020 kc_free|[kvmchurn] .text.unlikely 0000000000000000 kc_exit_cold" \
+	"$(paste -sd '|' "$tmp/out")"
+finish "a module file's functions by section"
+
+done_suite bench
