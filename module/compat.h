@@ -39,6 +39,25 @@
 #define KC_SCHED_PROCESS_EXIT_PROTO void *data, struct task_struct *p
 #endif
 
+/*
+ * A tracepoint's probes run with preemption off, except on PREEMPT_RT, whose
+ * newer kernels call them under SRCU: a probe that keeps per-CPU data across
+ * statements turns preemption off itself there, and pays nothing elsewhere.
+ */
+#include <linux/preempt.h>
+
+static __always_inline void kc_tp_preempt_disable(void)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		preempt_disable_notrace();
+}
+
+static __always_inline void kc_tp_preempt_enable(void)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		preempt_enable_notrace();
+}
+
 /* 7.1 swapped order and gfp_flags and added the memcg to the vmscan events. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 1, 0)
 #define KC_RECLAIM_BEGIN_PROTO \

@@ -108,22 +108,25 @@ static __always_inline bool kc_filter_names(const struct kc_filter *f,
 	return false;
 }
 
-/* kc_filter_match(), inlined into the exit path's kc_exiting_ask(). */
+/*
+ * Whether @t matches, preemption off: an RCU-sched reader already. Inlined
+ * into the exit path's kc_exiting_ask(), whose callers have it off.
+ */
 static __always_inline bool kc_filter_test(struct task_struct *t)
 {
-	const struct kc_filter *f;
-	bool match;
+	const struct kc_filter *f = rcu_dereference_sched(kc_filter);
 
-	rcu_read_lock_sched_notrace();
-	f = rcu_dereference_sched(kc_filter);
-	match = f && (f->all || kc_filter_names(f, t));
-	rcu_read_unlock_sched_notrace();
-	return match;
+	return f && (f->all || kc_filter_names(f, t));
 }
 
 bool kc_filter_match(struct task_struct *t)
 {
-	return kc_filter_test(t);
+	bool match;
+
+	rcu_read_lock_sched_notrace();
+	match = kc_filter_test(t);
+	rcu_read_unlock_sched_notrace();
+	return match;
 }
 
 /* This CPU's answer for @t is @match (kc_filter_exiting()'s memo). */

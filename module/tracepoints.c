@@ -95,8 +95,9 @@ static void kc_tp_signal_deliver(void *data, int sig,
  * A traced leader starts to exit: counted, its signal_to_exit ends, and when
  * it started to exit is kept, by pid, until it is freed.
  */
-static noinline void kc_leader_exits(struct task_struct *p)
+static noinline void kc_leader_exits(void)
 {
+	struct task_struct *p = current;
 	u64 now = kc_now(), start;
 
 	kc_count(KC_C_EXIT);
@@ -113,7 +114,8 @@ static noinline void kc_leader_exits(struct task_struct *p)
 /*
  * Runs in every exiting task on the host, with p current (do_exit()): the
  * filter's answer is kept for exit_files, which asks next. Preemption is off
- * for the memo, which not every kernel's tracepoints guarantee (RT).
+ * for the memo, which not every kernel's tracepoints guarantee (RT). The
+ * work takes current, so that this path keeps nothing across the memo.
  */
 static void kc_tp_sched_process_exit(KC_SCHED_PROCESS_EXIT_PROTO)
 {
@@ -122,11 +124,11 @@ static void kc_tp_sched_process_exit(KC_SCHED_PROCESS_EXIT_PROTO)
 	kc_tp_hit(KC_TP_SCHED_PROCESS_EXIT);
 	if (!READ_ONCE(kc_enabled) || !thread_group_leader(p))
 		return;
-	preempt_disable_notrace();
+	kc_tp_preempt_disable();
 	traced = kc_filter_exiting();
-	preempt_enable_notrace();
+	kc_tp_preempt_enable();
 	if (traced)
-		kc_leader_exits(p);
+		kc_leader_exits();
 }
 
 /*

@@ -59,7 +59,6 @@ void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
 					    void *userdata);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
 				    qemu_plugin_udata_cb_t cb, void *userdata);
-void qemu_plugin_outs(const char *string);
 
 __attribute__((visibility("default"))) int qemu_plugin_version;
 
@@ -193,7 +192,6 @@ int qemu_plugin_install(qemu_plugin_id_t id, const struct qemu_info_t *info,
 			int argc, char **argv)
 {
 	const char *out = NULL, *arch = NULL;
-	char msg[512];
 	int i;
 
 	(void)info;
@@ -204,7 +202,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const struct qemu_info_t *info,
 			arch = argv[i] + 5;
 	}
 	if (!out || !arch) {
-		qemu_plugin_outs("insncount: give out=FILE and arch=x86_64|arm64\n");
+		fprintf(stderr, "insncount: give out=FILE and arch=x86_64|arm64\n");
 		return -1;
 	}
 	if (!strcmp(arch, "x86_64")) {
@@ -214,15 +212,14 @@ int qemu_plugin_install(qemu_plugin_id_t id, const struct qemu_info_t *info,
 		kc_mark_insn = kc_mark_arm64;
 		kc_mark_len = sizeof(kc_mark_arm64);
 	} else {
-		snprintf(msg, sizeof(msg), "insncount: arch=%s: x86_64 or arm64\n", arch);
-		qemu_plugin_outs(msg);
+		fprintf(stderr, "insncount: arch=%s: x86_64 or arm64\n", arch);
 		return -1;
 	}
 	kc_slots = calloc(KC_SLOTS, sizeof(*kc_slots));
 	kc_out = fopen(out, "w");
 	if (!kc_slots || !kc_out) {
-		snprintf(msg, sizeof(msg), "insncount: %s: %s\n", out, strerror(errno));
-		qemu_plugin_outs(msg);
+		fprintf(stderr, "insncount: %s: %s\n", kc_slots ? out : "counters",
+			strerror(errno));
 		return -1;
 	}
 	qemu_plugin_register_vcpu_tb_trans_cb(id, kc_translate);
