@@ -13,7 +13,8 @@
 # text), the mechanism (tests/bench/mechanism.sh's functions, the kernel's trampolines),
 # the rest (everything else: the guest prints where each of those begins).
 # Printed, instructions an exit: each class by configuration, F - A and B - F and their
-# ratio, W - A and V - W (the same with VMs alive), and the symbols of B's handlers.
+# ratio, W - A and V - W (the same with VMs alive), and where F's mechanism and B's
+# handlers go, by symbol.
 # Nothing is sampled, so nothing has an interval: what varies from run to run is what
 # the rest of the kernel does beside the exits (timers, RCU, the other CPU), which the
 # total shows and the classes of the probes do not see.
