@@ -10,8 +10,9 @@
 # (B with COUNT_ALIVE traced VMs alive) and W (F with the same VMs alive)
 # (count/60-count.sh). Here each address goes to the last symbol at or below it of those
 # the guest printed, and its class: kvmchurn's or the floor's handlers (their modules'
-# text), the mechanism (tests/bench/mechanism.sh's functions, the kernel's trampolines),
-# the rest (everything else: the guest prints where each of those begins).
+# text), the mechanism (tests/bench/mechanism.sh's functions, and the kernel's code
+# outside its text and its modules: the trampolines of ftrace and kprobes), the rest
+# (the kernel's other functions and the other modules).
 # Printed, instructions an exit: each class by configuration, F - A and B - F and their
 # ratio, W - A and V - W (the same with VMs alive), and where F's mechanism and B's
 # handlers go, by symbol.
@@ -40,10 +41,13 @@ kc_count_kosyms() {
 		$4 == "FUNC" && $7 ~ /^[0-9]+$/ { print mod, sec[$7], $2, $8 }'
 }
 
-# kc_count_syms LOG CFG KOSYMS: the symbols of CFG's run, "ADDRESS NAME CLASS" sorted by
-# address (its low 48 bits, in decimal: kernel addresses share the top 16, and a double
-# holds 48 exactly): what the guest printed, and the functions of kvmchurn's and the
-# floor's sections where the guest said they were.
+# kc_count_syms LOG CFG KOSYMS: the symbols of CFG's run, "ADDRESS ORDER NAME CLASS"
+# sorted by address (its low 48 bits, in decimal: kernel addresses share the top 16,
+# and a double holds 48 exactly), then ORDER, so that where one thing ends where another
+# begins, the one that begins is last: what the guest printed of the kernel's text, each
+# module's core (kvmchurn's and the floor's, the handlers, their functions from KOSYMS
+# where the guest said their sections are), and after the kernel's text and each
+# module's end whatever is outside them: the kernel's trampolines, the mechanism.
 kc_count_syms() {
 	tr -d '\r' <"$1" | awk -v c="$2" '
 		function addr(h, i, v) {
@@ -51,12 +55,17 @@ kc_count_syms() {
 			for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
 			return v
 		}
+		function handler(m) { return m ~ /^\[kvmchurn(_floor)?\]$/ }
 		FILENAME != "-" { n[$1, $2]++; ko[$1, $2, n[$1, $2]] = addr($3); kn[$1, $2, n[$1, $2]] = $4; next }
 		$1 != "#" || $2 != "count" { next }
-		$3 == "sym" && ($4 == "*" || $4 == c) { printf "%.0f %s %s\n", addr($5), $6, $7; next }
-		$3 == "base" && $4 == c { printf "%.0f %s %s\n", addr($5), $6, $6 ~ /^\[kvmchurn(_floor)?\]$/ ? "handler" : "rest"; next }
-		$3 == "section" && $4 == c { for (i = 1; i <= n[$5, $6]; i++) printf "%.0f %s%s handler\n", addr($7) + ko[$5, $6, i], kn[$5, $6, i], $5 }
-	' "$3" - | sort -n -k1,1
+		$3 == "sym" { printf "%.0f %d %s %s\n", addr($4), $6 == "outside" ? 0 : 1, $5, $6 == "outside" ? "mechanism" : $6; next }
+		$3 == "module" && $4 == c {
+			printf "%.0f 1 %s %s\n", addr($5), $7, handler($7) ? "handler" : "rest"
+			printf "%.0f 0 [outside] mechanism\n", addr($5) + $6
+			next
+		}
+		$3 == "section" && $4 == c { for (i = 1; i <= n[$5, $6]; i++) printf "%.0f 1 %s%s handler\n", addr($7) + ko[$5, $6, i], kn[$5, $6, i], $5 }
+	' "$3" - | sort -k1,1n -k2,2n
 }
 
 # kc_count_report LOG COUNTS BUILD: instructions an exit by class and configuration, the
@@ -94,7 +103,7 @@ kc_count_report() {
 		END {
 			for (m in cfg) {
 				c = cfg[m]; f = counts ".syms-" c
-				while ((getline line < f) > 0) { split(line, p, " "); ns[c]++; sa[c, ns[c]] = p[1] + 0; sn[c, ns[c]] = p[2]; sc[c, ns[c]] = p[3] }
+				while ((getline line < f) > 0) { split(line, p, " "); ns[c]++; sa[c, ns[c]] = p[1] + 0; sn[c, ns[c]] = p[3]; sc[c, ns[c]] = p[4] }
 				close(f)
 			}
 			while ((getline line < counts) > 0) {
@@ -103,10 +112,11 @@ kc_count_report() {
 				if (p[1] == "mark" || p[1] == "end") { c = p[1] == "mark" && (p[2] in cfg) ? cfg[p[2]] : ""; continue }
 				if (p[1] == "full") { full = 1; continue }
 				if (c == "") continue
+				# below everything is outside the kernel'\''s text and its modules too
 				i = find(c, addr(p[1]))
-				k = i ? sc[c, i] : "rest"
+				k = i ? sc[c, i] : "mechanism"
 				cl[c, k] += p[2]; tot[c] += p[2]
-				if (k != "rest") hs[c, sn[c, i]] += p[2]
+				if (k != "rest") hs[c, i ? sn[c, i] : "[outside]"] += p[2]
 			}
 			if (full) print "  the plugin ran out of counters: some instructions were not counted"
 			# a run whose mark the plugin never wrote has no counts: it is left out

@@ -38,27 +38,29 @@ mod() {
 mod "$tmp/build/kvmchurn.ko" kc_exit kc_free
 mod "$tmp/build/tests/bench/floor/kvmchurn_floor.ko" kf_entry
 
-# The guest's lines: the kernel's mechanism from ...1000 to ...1100, then the
-# rest; kvm's text from c0000000; the floor at c0100000 in F and W, kvmchurn
-# at c0200000 in B and c0300000 in V; a trampoline at c0400000. 10 exits a run.
+# The guest's lines: the kernel's text from ...1000, its mechanism from ...1000 to
+# ...1100, then the rest, to ...f000; kvm's core at c0000000 (64 KiB); the floor
+# at c0100000 in F and W (64 KiB, its .text.unlikely at c0108000), kvmchurn at
+# c0200000 in B (64 KiB, its .text.unlikely at c0208000) and c0300000 in V;
+# anything else, outside them (a trampoline at c0400000), is the mechanism.
+# 10 exits a run.
 log() {
 	cat <<-'EOF'
-		# count sym * ffffffff81001000 kprobe_ftrace_handler mechanism
-		# count sym * ffffffff81001100 do_exit rest
-		# count base A ffffffffc0000000 [kvm]
-		# count sym A ffffffffc0400000 ftrace_trampoline[__builtin__ftrace] mechanism
+		# count sym ffffffff81001000 _stext rest
+		# count sym ffffffff81001000 kprobe_ftrace_handler mechanism
+		# count sym ffffffff81001100 do_exit rest
+		# count sym ffffffff8100f000 _etext outside
+		# count module A 0xffffffffc0000000 65536 [kvm]
 		# count run A 2 10 250000
-		# count base F ffffffffc0000000 [kvm]
-		# count base F ffffffffc0100000 [kvmchurn_floor]
-		# count section F [kvmchurn_floor] .text ffffffffc0100000
-		# count section F [kvmchurn_floor] .text.unlikely ffffffffc0180000
-		# count sym F ffffffffc0400000 ftrace_trampoline[__builtin__ftrace] mechanism
+		# count module F 0xffffffffc0000000 65536 [kvm]
+		# count module F 0xffffffffc0100000 65536 [kvmchurn_floor]
+		# count section F [kvmchurn_floor] .text 0xffffffffc0100000
+		# count section F [kvmchurn_floor] .text.unlikely 0xffffffffc0108000
 		# count run F 4 10 250500
-		# count base B ffffffffc0000000 [kvm]
-		# count base B ffffffffc0200000 [kvmchurn]
-		# count section B [kvmchurn] .text ffffffffc0200000
-		# count section B [kvmchurn] .text.unlikely ffffffffc0280000
-		# count sym B ffffffffc0400000 ftrace_trampoline[__builtin__ftrace] mechanism
+		# count module B 0xffffffffc0000000 65536 [kvm]
+		# count module B 0xffffffffc0200000 65536 [kvmchurn]
+		# count section B [kvmchurn] .text 0xffffffffc0200000
+		# count section B [kvmchurn] .text.unlikely 0xffffffffc0208000
 		# count run B 6 10 250600
 	EOF
 }
@@ -88,7 +90,7 @@ counts() {
 		ffffffffc0200004 400
 		ffffffffc0200010 200
 		ffffffffc0200020 400
-		ffffffffc0280002 100
+		ffffffffc0208002 100
 		ffffffffc0000040 50
 		ffffffff81002000 2006000
 		end 6
@@ -119,7 +121,7 @@ cat >"$tmp/want" <<'EOF'
   A in those classes (what an exit runs there without probes): 15.0
   where F's mechanism goes, instructions an exit over A's (W beside, with VMs alive):
       300.0      0.0  kprobe_ftrace_handler
-      100.0      0.0  ftrace_trampoline[__builtin__ftrace]
+      100.0      0.0  [outside]
        10.0      0.0  kf_entry[kvmchurn_floor]
   where B's handlers go, instructions an exit (V beside, with VMs alive):
        60.0      0.0  kc_exit[kvmchurn]
@@ -135,11 +137,11 @@ finish "A F B: each address to its class, the ratio met"
 	log
 	cat <<-'EOF'
 		# count alive 1000 pairs:1000 live:1000
-		# count base V ffffffffc0300000 [kvmchurn]
-		# count section V [kvmchurn] .text ffffffffc0300000
+		# count module V 0xffffffffc0300000 65536 [kvmchurn]
+		# count section V [kvmchurn] .text 0xffffffffc0300000
 		# count run V 8 10 251000
-		# count base W ffffffffc0100000 [kvmchurn_floor]
-		# count section W [kvmchurn_floor] .text ffffffffc0100000
+		# count module W 0xffffffffc0100000 65536 [kvmchurn_floor]
+		# count section W [kvmchurn_floor] .text 0xffffffffc0100000
 		# count run W 10 10 250900
 	EOF
 } >"$tmp/log"
@@ -185,8 +187,17 @@ grep -q '^  A (10 exits, 200015 ' "$tmp/out" || problems+=("A's counts are not r
 ! grep -q '^  F - A\|^  (B - F)' "$tmp/out" || problems+=("a ratio is printed without F and B")
 finish "a run whose mark the plugin never wrote is left out"
 
+# outside the kernel's text and the modules: right after kvm's core, below the
+# kernel's text, after _etext; inside them: kvm's last byte, the text's last
+log >"$tmp/log"
+counts | sed 's/^ffffffff81002000 2000000$/ffffffffc0010000 10\nffffffff81000fff 20\nffffffff8100f000 40\nffffffffc000ffff 1000\nffffffff8100efff 2000/' >"$tmp/counts"
+kc_count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
+want_eq "A's mechanism" "    mechanism                                     22.0" "$(sed -n '/^  A (/,/^  F (/p' "$tmp/out" | grep mechanism)"
+want_eq "A's rest" "    rest                                         300.0" "$(sed -n '/^  A (/,/^  F (/p' "$tmp/out" | grep rest)"
+finish "code outside the kernel's text and the modules is the mechanism"
+
 # a boot that counted nothing
-printf '# count sym * ffffffff81001000 kprobe_ftrace_handler mechanism\n' >"$tmp/log"
+printf '# count sym ffffffff81001000 kprobe_ftrace_handler mechanism\n' >"$tmp/log"
 kc_count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
 want_eq "the report" "  no run was counted (the boot's not ok lines say why)" "$(cat "$tmp/out")"
 finish "no run, no report"

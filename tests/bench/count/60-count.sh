@@ -28,29 +28,25 @@ config() { # config A|F|B|V
 	esac
 }
 # syms CFG: the symbols that the counts of CFG's run are read with, and their
-# classes. A line on the console costs the guest millions of instructions,
-# each counted, so the lines are few:
-# - once, the mechanism's functions (COUNT_MECH) in the kernel's text, each
-#   run of them followed by the symbol where it ends (kallsyms lists the
-#   kernel's in address order): "sym * ADDRESS NAME CLASS";
-# - each run, the kernel's trampolines (mechanism), where each module's text
-#   starts, and where kvmchurn's and the floor's sections are (the host reads
-#   their functions from the .ko): "sym CFG ADDRESS NAME mechanism", "base CFG
-#   ADDRESS [MODULE]", "section CFG [MODULE] SECTION ADDRESS".
+# classes. Reading /proc/kallsyms costs the guest minutes under the plugin,
+# so it is read once:
+# - the kernel's text from _stext to _etext, and in it the mechanism's
+#   functions (COUNT_MECH), each run of them followed by the symbol that ends
+#   it (kallsyms lists the kernel's in address order): "sym ADDRESS NAME CLASS";
+# - each run, every module's core, from /proc/modules, and where kvmchurn's and
+#   the floor's sections are (the host reads their functions from the .ko):
+#   "module CFG ADDRESS SIZE [MODULE]", "section CFG [MODULE] SECTION ADDRESS".
+# Kernel code outside the kernel's text and the modules is the kernel's
+# trampolines for ftrace and kprobes: the mechanism, on the host.
 syms() {
-	awk -v c="$1" -v mech="$COUNT_MECH" -v once="$symsonce" '
-		$1 !~ /^[0-9a-f]+$/ || ($2 != "t" && $2 != "T") { next }
-		NF == 3 {
-			if (once) next
-			if ($3 ~ mech) print "# count sym * " $1 " " $3 " mechanism"
-			else if (last) print "# count sym * " $1 " " $3 " rest"
-			last = $3 ~ mech
-			next
-		}
-		$4 ~ /^\[(__builtin__[a-z_]+|bpf)\]$/ { print "# count sym " c " " $1 " " $3 $4 " mechanism"; next }
-		!($4 in lo) || $1 < lo[$4] { lo[$4] = $1 }
-		END { for (m in lo) print "# count base " c " " lo[m] " " m }' /proc/kallsyms
+	[ -n "$symsonce" ] || awk -v mech="$COUNT_MECH" '
+		$1 !~ /^[0-9a-f]+$/ || ($2 != "t" && $2 != "T") || NF != 3 { next }
+		$3 == "_stext" || $3 == "_etext" { print "# count sym " $1 " " $3 " " ($3 == "_stext" ? "rest" : "outside") }
+		$3 ~ mech { print "# count sym " $1 " " $3 " mechanism" }
+		!($3 ~ mech) && last { print "# count sym " $1 " " $3 " rest" }
+		{ last = $3 ~ mech }' /proc/kallsyms
 	symsonce=1
+	awk -v c="$1" '{ print "# count module " c " " $6 " " $2 " [" $1 "]" }' /proc/modules
 	for m in kvmchurn kvmchurn_floor; do
 		for f in "/sys/module/$m/sections/".text*; do
 			[ -e "$f" ] && echo "# count section $1 [$m] ${f##*/} $(cat "$f")"
