@@ -28,8 +28,8 @@ config() { # config A|F|B|V
 	esac
 }
 # syms CFG: the symbols that the counts of CFG's run are read with, and their
-# classes. Reading /proc/kallsyms costs the guest minutes under the plugin,
-# so it is read once:
+# classes. /proc/kallsyms is read once (under TCG busybox awk matches a regex
+# a line for minutes: grep finds the mechanism's lines):
 # - the kernel's text from _stext to _etext, and in it the mechanism's
 #   functions (COUNT_MECH), each run of them followed by the symbol that ends
 #   it (kallsyms lists the kernel's in address order): "sym ADDRESS NAME CLASS";
@@ -39,13 +39,19 @@ config() { # config A|F|B|V
 # Kernel code outside the kernel's text and the modules is the kernel's
 # trampolines for ftrace and kprobes: the mechanism, on the host.
 syms() {
-	[ -n "$symsonce" ] || awk -v mech="$COUNT_MECH" '
-		$1 !~ /^[0-9a-f]+$/ || ($2 != "t" && $2 != "T") || NF != 3 { next }
-		$3 == "_stext" || $3 == "_etext" { print "# count sym " $1 " " $3 " " ($3 == "_stext" ? "rest" : "outside") }
-		$3 ~ mech { print "# count sym " $1 " " $3 " mechanism" }
-		!($3 ~ mech) && last { print "# count sym " $1 " " $3 " rest" }
-		{ last = $3 ~ mech }' /proc/kallsyms
-	symsonce=1
+	if [ -z "$symsonce" ]; then
+		cat /proc/kallsyms >/tmp/kallsyms
+		grep -nE "^[0-9a-f]+ [tT] ${COUNT_MECH#^}" /tmp/kallsyms | cut -d: -f1 >/tmp/mech.lines
+		awk '
+			NR == FNR { m[$1] = 1; next }
+			NF != 3 { next }
+			$3 == "_stext" || $3 == "_etext" { print "# count sym " $1 " " $3 " " ($3 == "_stext" ? "rest" : "outside") }
+			FNR in m { print "# count sym " $1 " " $3 " mechanism"; last = 1; next }
+			last { print "# count sym " $1 " " $3 " rest" }
+			{ last = 0 }' /tmp/mech.lines /tmp/kallsyms
+		rm -f /tmp/kallsyms /tmp/mech.lines
+		symsonce=1
+	fi
 	awk -v c="$1" '{ print "# count module " c " " $6 " " $2 " [" $1 "]" }' /proc/modules
 	for m in kvmchurn kvmchurn_floor; do
 		for f in "/sys/module/$m/sections/".text*; do

@@ -4,7 +4,7 @@
  * executed each kernel instruction, exactly, between marks the guest sets.
  *
  * Every instruction at a kernel address (the top bit set, on x86_64 and
- * arm64) gets a counter, by address, when QEMU translates it. A mark is an
+ * arm64) gets a counter, by address, when QEMU translates it between marks. A mark is an
  * instruction that does nothing, executed in user mode by `forkexit -m`
  * (x86_64: xchg %bx,%bx, Bochs' magic breakpoint; arm64: hint #0x2b, an
  * unallocated hint); at each, the plugin writes to the file out= names
@@ -16,6 +16,14 @@
  * with -icount, so one thread runs every vCPU in turn, and each instruction
  * is counted where it executed, also when an exception leaves its block
  * early (a count by block would count the rest of the block too).
+ *
+ * Marks come in pairs: kernel code is counted from an odd mark to the even
+ * one after it, and runs at TCG's own speed otherwise (the guest's work
+ * between its runs, reading kallsyms, starting VMs). Each mark asks QEMU to
+ * flush its translations and call back (qemu_plugin_reset()), which it does
+ * when the marking block ends, before the next one starts: every kernel
+ * instruction after an odd mark is translated counted, every one after an
+ * even mark is not.
  *
  * The plugin API is declared here, the few calls of it that are used: their
  * signatures have not changed from QEMU 7.2 (bookworm's, for arm64 guests)
@@ -44,6 +52,7 @@ typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id,
 typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index,
 					    void *userdata);
 typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
+typedef void (*qemu_plugin_simple_cb_t)(qemu_plugin_id_t id);
 
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
 					   qemu_plugin_vcpu_tb_trans_cb_t cb);
@@ -59,6 +68,7 @@ void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
 					    void *userdata);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
 				    qemu_plugin_udata_cb_t cb, void *userdata);
+void qemu_plugin_reset(qemu_plugin_id_t id, qemu_plugin_simple_cb_t cb);
 
 __attribute__((visibility("default"))) int qemu_plugin_version;
 
@@ -88,6 +98,8 @@ static size_t kc_used;
 static FILE *kc_out;
 static unsigned long kc_marks;
 static bool kc_full;
+static bool kc_counting;	/* kernel code translated now is counted */
+static qemu_plugin_id_t kc_id;
 static const uint8_t *kc_mark_insn;
 static size_t kc_mark_len;
 
@@ -134,12 +146,24 @@ static void kc_dump(const char *what)
 	fflush(kc_out);
 }
 
+static void kc_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
+static void kc_exit(qemu_plugin_id_t id, void *unused);
+
+/* QEMU's translations are flushed: what it translates now is (not) counted */
+static void kc_reset(qemu_plugin_id_t id)
+{
+	kc_counting = kc_marks % 2;
+	qemu_plugin_register_vcpu_tb_trans_cb(id, kc_translate);
+	qemu_plugin_register_atexit_cb(id, kc_exit, NULL);
+}
+
 static void kc_mark(unsigned int vcpu, void *unused)
 {
 	(void)vcpu;
 	(void)unused;
 	kc_marks++;
 	kc_dump("mark");
+	qemu_plugin_reset(kc_id, kc_reset);
 }
 
 static bool kc_is_mark(const struct qemu_plugin_insn *insn)
@@ -169,6 +193,8 @@ static void kc_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 								       NULL);
 			continue;
 		}
+		if (!kc_counting)
+			continue;
 		s = kc_slot_of(vaddr);
 		if (!s) {
 			kc_full = true;
@@ -222,7 +248,7 @@ int qemu_plugin_install(qemu_plugin_id_t id, const struct qemu_info_t *info,
 			strerror(errno));
 		return -1;
 	}
-	qemu_plugin_register_vcpu_tb_trans_cb(id, kc_translate);
-	qemu_plugin_register_atexit_cb(id, kc_exit, NULL);
+	kc_id = id;
+	kc_reset(id);
 	return 0;
 }
