@@ -34,10 +34,15 @@ COUNT_MEM=${COUNT_MEM:-3072}
 [[ $COUNT_EXITS =~ ^[1-9][0-9]*$ ]] || kc_die "COUNT_EXITS=$COUNT_EXITS: give a number of exits, 1 or more"
 [[ $COUNT_ALIVE =~ ^[0-9]+$ ]] || kc_die "COUNT_ALIVE=$COUNT_ALIVE: give a number of VMs, 0 for none"
 
-# kc_count_kosyms KO MODULE: the functions of a module file, "MODULE SECTION OFFSET NAME".
+# kc_count_kosyms KO MODULE: the functions of a module file, "MODULE SECTION OFFSET NAME",
+# and where each of its text sections ends, "MODULE SECTION SIZE [end]".
 kc_count_kosyms() {
 	{ readelf -SW "$1" && readelf -sW "$1"; } | awk -v mod="$2" '
-		/^ *\[ *[0-9]+\] / { gsub(/[][]/, " "); sec[$1] = $2; next }
+		/^ *\[ *[0-9]+\] / {
+			gsub(/[][]/, " "); sec[$1] = $2
+			if ($2 ~ /^\.text/) print mod, $2, $6, "[end]"
+			next
+		}
 		$4 == "FUNC" && $7 ~ /^[0-9]+$/ { print mod, sec[$7], $2, $8 }'
 }
 
@@ -47,7 +52,10 @@ kc_count_kosyms() {
 # begins, the one that begins is last: what the guest printed of the kernel's text, each
 # module's core (kvmchurn's and the floor's, the handlers, their functions from KOSYMS
 # where the guest said their sections are), and after the kernel's text and each
-# module's end whatever is outside them: the kernel's trampolines, the mechanism.
+# module's end whatever is outside them: the kernel's trampolines, the mechanism (also
+# after the end of each of kvmchurn's and the floor's text sections, and where the guest
+# printed a trampoline: from 6.4 a module's core is not one block, and its size in
+# /proc/modules runs past its text, over what the kernel put after it).
 kc_count_syms() {
 	tr -d '\r' <"$1" | awk -v c="$2" '
 		function addr(h, i, v) {
@@ -64,7 +72,13 @@ kc_count_syms() {
 			printf "%.0f 0 [outside] mechanism\n", addr($5) + $6
 			next
 		}
-		$3 == "section" && $4 == c { for (i = 1; i <= n[$5, $6]; i++) printf "%.0f 1 %s%s handler\n", addr($7) + ko[$5, $6, i], kn[$5, $6, i], $5 }
+		$3 == "section" && $4 == c {
+			for (i = 1; i <= n[$5, $6]; i++)
+				if (kn[$5, $6, i] == "[end]") printf "%.0f 0 [outside] mechanism\n", addr($7) + ko[$5, $6, i]
+				else printf "%.0f 1 %s%s handler\n", addr($7) + ko[$5, $6, i], kn[$5, $6, i], $5
+			next
+		}
+		$3 == "tramp" && $4 == c { printf "%.0f 2 %s mechanism\n", addr($5), $6 }
 	' "$3" - | sort -k1,1n -k2,2n
 }
 

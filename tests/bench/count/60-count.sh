@@ -33,9 +33,11 @@ config() { # config A|F|B|V
 # - the kernel's text from _stext to _etext, and in it the mechanism's
 #   functions (COUNT_MECH), each run of them followed by the symbol that ends
 #   it (kallsyms lists the kernel's in address order): "sym ADDRESS NAME CLASS";
-# - each run, every module's core, from /proc/modules, and where kvmchurn's and
-#   the floor's sections are (the host reads their functions from the .ko):
-#   "module CFG ADDRESS SIZE [MODULE]", "section CFG [MODULE] SECTION ADDRESS".
+# - each run, every module's core, from /proc/modules, the kernel's trampolines
+#   (kallsyms' last lines, by grep), and where kvmchurn's and the floor's
+#   sections are (the host reads their functions from the .ko): "module CFG
+#   ADDRESS SIZE [MODULE]", "tramp CFG ADDRESS NAME", "section CFG [MODULE]
+#   SECTION ADDRESS".
 # Kernel code outside the kernel's text and the modules is the kernel's
 # trampolines for ftrace and kprobes: the mechanism, on the host.
 syms() {
@@ -53,6 +55,8 @@ syms() {
 		symsonce=1
 	fi
 	awk -v c="$1" '{ print "# count module " c " " $6 " " $2 " [" $1 "]" }' /proc/modules
+	grep -E '\[(__builtin__[a-z_]+|bpf)\]$' /proc/kallsyms |
+		awk -v c="$1" '{ print "# count tramp " c " " $1 " " $3 $4 }'
 	for m in kvmchurn kvmchurn_floor; do
 		for f in "/sys/module/$m/sections/".text*; do
 			[ -e "$f" ] && echo "# count section $1 [$m] ${f##*/} $(cat "$f")"
