@@ -33,6 +33,8 @@ PROFILE_MEM=${PROFILE_MEM:-3072}
 # shellcheck source-path=SCRIPTDIR source=mechanism.sh
 . "$KC_TOP/tests/bench/mechanism.sh"
 PROFILE_MECH=$KC_BENCH_MECH
+# shellcheck source-path=SCRIPTDIR source=goals.sh
+. "$KC_TOP/tests/bench/goals.sh"
 
 # kc_perf_root DEBARCH DIR: linux-perf and its dependencies of bookworm, unpacked in DIR/root.
 kc_perf_root() {
@@ -89,7 +91,7 @@ kc_profile_report() {
 	# per C N: N samples of C as instructions an exit: their share of all of C'\''s
 	# samples, of what an exit took without perf
 	function per(c, n) { return t[c] && nplain[c] ? n / t[c] * plain[c] / nplain[c] : 0 }'
-	tr -d '\r' <"$1" | awk "$prog"'
+	tr -d '\r' <"$1" | awk -v goal_share="$KC_BENCH_GOAL_SHARE" -v goal_growth="$KC_BENCH_GOAL_GROWTH" "$prog"'
 		# lo C N, hi C N: the 95 % interval of a Poisson count of N, an exit
 		function lo(c, n) { return per(c, n > 0 ? n - 1.96 * sqrt(n) : 0) }
 		function hi(c, n) { return per(c, n + 1.96 * sqrt(n + 1)) }
@@ -128,7 +130,7 @@ kc_profile_report() {
 				bf = less("B", "F", 0); bfl = less("B", "F", -1); bfh = less("B", "F", 1)
 				printf "  F - A, the mechanism with empty handlers:          %7.0f  [%7.0f, %7.0f]\n", fa, fal, fah
 				printf "  B - F, kvmchurn'\''s handlers less the empty ones:   %7.0f  [%7.0f, %7.0f]\n", bf, bfl, bfh
-				printf "  (B - F) / (F - A):                                 %7.3f  [%7.3f, %7.3f]  goal <= 0.25: %s\n", bf / fa, bfl / fah, bfh / fal, (bfh / fal <= 0.25 ? "met" : bfl / fah > 0.25 ? "NOT met" : "not resolved")
+				printf "  (B - F) / (F - A):                                 %7.3f  [%7.3f, %7.3f]  goal <= %s: %s\n", bf / fa, bfl / fah, bfh / fal, goal_share, (bfh / fal <= goal_share ? "met" : bfl / fah > goal_share ? "NOT met" : "not resolved")
 				mb = cl["B", "mechanism"] + cl["B", "nosym"]
 				printf "  the mechanism in B against F (the same probes):    %7.0f against %.0f\n", per("B", mb) - per("A", ma), per("F", mf) - per("A", ma)
 				printf "  A'\''s samples in those frames (what an exit runs there without probes): %d\n", ma
@@ -145,9 +147,9 @@ kc_profile_report() {
 			}
 			if (t["V"] && t["B"]) {
 				v = per("V", cl["V", "handler"]); b = per("B", cl["B", "handler"])
-				printf "  handlers with %s alive / none alive:  %.3f  [%.3f, %.3f]  goal <= 1.1 (must not grow): %s\n", substr(alive, 1, index(alive, " ") - 1), v / b,
+				printf "  handlers with %s alive / none alive:  %.3f  [%.3f, %.3f]  goal <= %s (must not grow): %s\n", substr(alive, 1, index(alive, " ") - 1), v / b,
 					lo("V", cl["V", "handler"]) / hi("B", cl["B", "handler"]), hi("V", cl["V", "handler"]) / lo("B", cl["B", "handler"]),
-					(hi("V", cl["V", "handler"]) / lo("B", cl["B", "handler"]) <= 1.1 ? "met" : lo("V", cl["V", "handler"]) / hi("B", cl["B", "handler"]) > 1.1 ? "NOT met" : "not resolved")
+					goal_growth, (hi("V", cl["V", "handler"]) / lo("B", cl["B", "handler"]) <= goal_growth ? "met" : lo("V", cl["V", "handler"]) / hi("B", cl["B", "handler"]) > goal_growth ? "NOT met" : "not resolved")
 			}
 			printf "  where B'\''s handler and mechanism samples start (first matching frame):\n"
 			for (k in by) {
@@ -180,6 +182,7 @@ main() {
 			kc_die "$id: could not get Debian's perf for $KC_DEBARCH"
 		kc_perf_guest "$KVMCHURN_CACHE/bench/perf/$KC_DEBARCH/root" "$work/perf"
 		kc_guest_cc "$work/bin/forkexit" "$KC_TOP/tests/bench/forkexit.c"
+		cp "$KC_TOP/tests/bench/configs.sh" "$work/"
 		printf "PROFILE_EXITS=%s\nPROFILE_PERIOD=%s\nPROFILE_ROUNDS=%s\nPROFILE_ALIVE=%s\nPROFILE_ALIVE_EXITS=%s\nPROFILE_MECH='%s'\n" \
 			"$PROFILE_EXITS" "$PROFILE_PERIOD" "$PROFILE_ROUNDS" "$PROFILE_ALIVE" "$PROFILE_ALIVE_EXITS" "$PROFILE_MECH" >"$work/bench.conf"
 		KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/profile KVMCHURN_GUEST_DIR=$work KVMCHURN_VM_MEM=$PROFILE_MEM \

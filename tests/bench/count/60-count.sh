@@ -13,20 +13,11 @@
 # shellcheck source=../../vm/guest/tap.sh
 . /kvmchurn/tap.sh
 . /kvmchurn/bench.conf # COUNT_EXITS COUNT_ALIVE COUNT_MECH
+# shellcheck source=../configs.sh
+. /kvmchurn/configs.sh # unload, config, FLOOR_SYMS
 
 marks=0 synced=1 symsonce=
 
-unload() {
-	! kc_loaded || rmmod kvmchurn
-	[ ! -d /sys/module/kvmchurn_floor ] || rmmod kvmchurn_floor
-}
-config() { # config A|F|B|V
-	unload
-	case $1 in
-	F) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_SYMS" ;;
-	B | V) insmod "$KVMCHURN_KO" filter=firecracker ;;
-	esac
-}
 # syms CFG: the symbols that the counts of CFG's run are read with, and their
 # classes. /proc/kallsyms is read once (under TCG busybox awk matches a regex
 # a line for minutes: grep finds the mechanism's lines):
@@ -76,11 +67,6 @@ count() {
 		not_ok "forkexit -m ($1): the marks it set are not known, nothing after is counted"
 	fi
 }
-
-# the floor's kretprobes: where kvmchurn's attached, one for each of its
-attached() { awk -F '\t' '$1 == "probe" && $3 == "kretprobe" && $5 == "attached" { printf "%s%s", n++ ? "," : "", $4 }' $D/raw; }
-insmod "$KVMCHURN_KO" && FLOOR_SYMS=$(attached)
-unload
 
 aslr=$(cat /proc/sys/kernel/randomize_va_space)
 echo 0 >/proc/sys/kernel/randomize_va_space # as make bench

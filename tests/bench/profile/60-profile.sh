@@ -26,20 +26,11 @@
 # shellcheck source=../../vm/guest/tap.sh
 . /kvmchurn/tap.sh
 . /kvmchurn/bench.conf # PROFILE_EXITS PROFILE_PERIOD PROFILE_ROUNDS PROFILE_ALIVE PROFILE_ALIVE_EXITS PROFILE_MECH
+# shellcheck source=../configs.sh
+. /kvmchurn/configs.sh # unload, config, FLOOR_SYMS
 P=/kvmchurn/perf
 perf() { "$P"/lib/ld-linux-* --library-path "$P/lib" "$P/perf" "$@"; }
 
-unload() {
-	! kc_loaded || rmmod kvmchurn
-	[ ! -d /sys/module/kvmchurn_floor ] || rmmod kvmchurn_floor
-}
-config() { # config A|F|B
-	unload
-	case $1 in
-	F) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_SYMS" ;;
-	B | V) insmod "$KVMCHURN_KO" filter=firecracker ;;
-	esac
-}
 # profile CFG [EXITS]: forkexit without perf, then perf over forkexit in CFG's
 # state: its samples by class
 profile() {
@@ -62,10 +53,6 @@ profile() {
 	rm -f /tmp/perf.data
 }
 
-# the floor's kretprobes: where kvmchurn's attached, one for each of its
-attached() { awk -F '\t' '$1 == "probe" && $3 == "kretprobe" && $5 == "attached" { printf "%s%s", n++ ? "," : "", $4 }' $D/raw; }
-insmod "$KVMCHURN_KO" && FLOOR_SYMS=$(attached)
-unload
 echo "# profile floor $FLOOR_SYMS"
 # where kprobes trap (a break and a single step: arm64) their handlers run with
 # interrupts masked, and cpu-clock's samples wait for them to end

@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# configs.sh: the configurations of make bench-profile's and make bench-count's guests
+# (profile/60-profile.sh, count/60-count.sh), which source it from /kvmchurn after
+# tap.sh; profile.sh and count.sh copy it there. Sourcing it loads kvmchurn once, to
+# learn where its kretprobes attached (FLOOR_SYMS, the floor's, one for each of its).
+
+unload() {
+	! kc_loaded || rmmod kvmchurn
+	[ ! -d /sys/module/kvmchurn_floor ] || rmmod kvmchurn_floor
+}
+# config A|F|B|V: nothing loaded, the floor, kvmchurn (V: with VMs alive beside)
+config() {
+	unload
+	case $1 in
+	F) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_SYMS" ;;
+	B | V) insmod "$KVMCHURN_KO" filter=firecracker ;;
+	esac
+}
+
+insmod "$KVMCHURN_KO" &&
+	FLOOR_SYMS=$(awk -F '\t' '$1 == "probe" && $3 == "kretprobe" && $5 == "attached" { printf "%s%s", n++ ? "," : "", $4 }' "$D/raw")
+unload
