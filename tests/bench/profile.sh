@@ -158,10 +158,11 @@ kc_profile_report() {
 			}
 			close("sort -k2,2nr")
 		}'
+	# the first 25, read to the end: head would leave sort a broken pipe, fatal under pipefail
 	echo "  symbols B gains most in over A (the sampled instruction's), instructions an exit:"
 	tr -d '\r' <"$1" | awk "$prog"'
 		END { for (f in syms) if (per("B", s["B", f]) > per("A", s["A", f])) print per("B", s["B", f]) - per("A", s["A", f]), s["A", f] + 0, s["B", f] + 0, f }' |
-		sort -k1,1nr | head -n 25 | awk '{ printf "  %+8.0f  (samples: A %d, B %d)  %s\n", $1, $2, $3, $4 }'
+		sort -k1,1nr | awk 'NR <= 25 { printf "  %+8.0f  (samples: A %d, B %d)  %s\n", $1, $2, $3, $4 }'
 }
 
 main() {
