@@ -40,21 +40,26 @@
 #endif
 
 /*
- * A tracepoint's probes run with preemption off, except on PREEMPT_RT, whose
- * newer kernels call them under SRCU: a probe that keeps per-CPU data across
- * statements turns preemption off itself there, and pays nothing elsewhere.
+ * A tracepoint's probes run with preemption off until 7.0, which calls them
+ * under SRCU-fast, preemptible (RT or not): a probe that uses per-CPU data
+ * turns preemption off itself there, and pays nothing before. One that an
+ * RCU callback fires runs with bottom halves off, which keeps preemption
+ * off too, but on PREEMPT_RT.
  */
 #include <linux/preempt.h>
 
-static __always_inline void kc_tp_preempt_disable(void)
+#define KC_TP_PREEMPTIBLE (LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0))
+#define KC_TP_PREEMPTIBLE_BH (KC_TP_PREEMPTIBLE && IS_ENABLED(CONFIG_PREEMPT_RT))
+
+static __always_inline void kc_tp_preempt_disable(bool preemptible)
 {
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+	if (preemptible)
 		preempt_disable_notrace();
 }
 
-static __always_inline void kc_tp_preempt_enable(void)
+static __always_inline void kc_tp_preempt_enable(bool preemptible)
 {
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+	if (preemptible)
 		preempt_enable_notrace();
 }
 

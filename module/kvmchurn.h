@@ -251,11 +251,15 @@ void kc_vm_reaped(pid_t tgid);
 #define KC_VMS_HEAD_MORE	BIT_ULL(31)
 extern unsigned int kc_vms_live;
 extern u64 *kc_vms_by_tgid;
-extern unsigned int kc_vms_tgid_bits;	/* at least 2: four heads a slot */
+extern unsigned int kc_vms_tgid_heads;	/* a power of 2, four a slot */
 
+/*
+ * hash_32()'s bucket, the product's top bits, taken by a multiply instead
+ * of a shift by a variable, which a kernel with UBSAN checks on each call.
+ */
 static inline unsigned int kc_vms_tgid_hash(pid_t tgid)
 {
-	return hash_32((u32)tgid, kc_vms_tgid_bits);
+	return ((u64)((u32)tgid * GOLDEN_RATIO_32) * kc_vms_tgid_heads) >> 32;
 }
 
 /*

@@ -142,8 +142,9 @@ static bool kc_want_traced(struct kc_kret *k, struct kc_kret_data *d,
  * task that is not exiting; on 7.3 that task has its new comm by then, so a
  * VMM started by exec (QEMU under a manager) counted it as a second teardown.
  */
-static bool kc_want_exit_mmap(struct kc_kret *k, struct kc_kret_data *d,
-			      struct pt_regs *regs)
+static __always_inline bool kc_want_exit_mmap(struct kc_kret *k,
+					      struct kc_kret_data *d,
+					      struct pt_regs *regs)
 {
 	return (current->flags & PF_EXITING) && READ_ONCE(kc_enabled) &&
 	       kc_filter_exiting();
@@ -153,8 +154,9 @@ static bool kc_want_exit_mmap(struct kc_kret *k, struct kc_kret_data *d,
  * exit_files(tsk) in a traced process: current is the exiting task (or,
  * when a fork fails, its parent, which kc_filter_exiting() also answers).
  */
-static bool kc_want_exit_files(struct kc_kret *k, struct kc_kret_data *d,
-			       struct pt_regs *regs)
+static __always_inline bool kc_want_exit_files(struct kc_kret *k,
+					       struct kc_kret_data *d,
+					       struct pt_regs *regs)
 {
 	return READ_ONCE(kc_enabled) && kc_filter_exiting();
 }
@@ -513,12 +515,18 @@ static struct kc_kret kc_krets[KC_NR_KRETPROBES];
  * A call's entry: counted, then @want decides whether it is timed (0) or let
  * go (1). Inlined into each entry handler, so that a constant @want is a
  * direct call. d->vm is read only where a hook set it.
+ *
+ * The hit is a plain per-CPU add, not this_cpu_inc(), which on arm64 is a
+ * preemption toggle around an exclusive loop: every entry handler runs with
+ * preemption off, and no probe's handler interrupts itself on one CPU (a
+ * kprobe hit inside a kprobe's handler is counted missed; the fprobes' two
+ * functions are never called from an interrupt).
  */
 static __always_inline int kc_kret_enter(struct kc_kret *k,
 					 struct kc_kret_data *d,
 					 struct pt_regs *regs, kc_want_fn want)
 {
-	this_cpu_inc(*k->hits);
+	__this_cpu_inc(*k->hits);
 	d->vm_by = KC_VM_BY_TGID;
 	if (!want(k, d, regs))
 		return 1;

@@ -57,9 +57,23 @@ static struct kc_tp kc_tps[KC_NR_TRACEPOINTS] = {
 	KC_TRACEPOINTS(KC_TP_ROW)
 };
 
-static inline void kc_tp_hit(unsigned int id)
+/*
+ * A hit, preemption off: a plain per-CPU add (this_cpu_inc() is an
+ * exclusive loop on arm64), since no tracepoint here fires in two contexts
+ * of one CPU at once (task context, or for sched_process_free an RCU
+ * callback). @preemptible: whether the tracepoint leaves preemption on
+ * (compat.h).
+ */
+static __always_inline void kc_tp_count_hit(unsigned int id)
 {
-	this_cpu_inc(*kc_tps[id].hits);
+	__this_cpu_inc(*kc_tps[id].hits);
+}
+
+static __always_inline void kc_tp_hit(unsigned int id, bool preemptible)
+{
+	kc_tp_preempt_disable(preemptible);
+	kc_tp_count_hit(id);
+	kc_tp_preempt_enable(preemptible);
 }
 
 /* The group is dying of a signal: its exit code's signal (WTERMSIG) is set. */
@@ -79,7 +93,7 @@ static void kc_tp_signal_deliver(void *data, int sig,
 				 struct kernel_siginfo *info,
 				 struct k_sigaction *ka)
 {
-	kc_tp_hit(KC_TP_SIGNAL_DELIVER);
+	kc_tp_hit(KC_TP_SIGNAL_DELIVER, KC_TP_PREEMPTIBLE);
 	if ((sig != SIGKILL && sig != SIGTERM) || !READ_ONCE(kc_enabled) ||
 	    !kc_filter_match(current))
 		return;
@@ -113,20 +127,20 @@ static noinline void kc_leader_exits(void)
 
 /*
  * Runs in every exiting task on the host, with p current (do_exit()): the
- * filter's answer is kept for exit_files, which asks next. Preemption is off
- * for the memo, which not every kernel's tracepoints guarantee (RT). The
- * work takes current, so that this path keeps nothing across the memo.
+ * filter's answer is kept for exit_files, which asks next. The hit and the
+ * memo share one stretch with preemption off, which 7.0's tracepoints no
+ * longer guarantee. The work takes current, so that this path keeps
+ * nothing across the memo.
  */
 static void kc_tp_sched_process_exit(KC_SCHED_PROCESS_EXIT_PROTO)
 {
 	bool traced;
 
-	kc_tp_hit(KC_TP_SCHED_PROCESS_EXIT);
-	if (!READ_ONCE(kc_enabled) || !thread_group_leader(p))
-		return;
-	kc_tp_preempt_disable();
-	traced = kc_filter_exiting();
-	kc_tp_preempt_enable();
+	kc_tp_preempt_disable(KC_TP_PREEMPTIBLE);
+	kc_tp_count_hit(KC_TP_SCHED_PROCESS_EXIT);
+	traced = READ_ONCE(kc_enabled) && thread_group_leader(p) &&
+		 kc_filter_exiting();
+	kc_tp_preempt_enable(KC_TP_PREEMPTIBLE);
 	if (traced)
 		kc_leader_exits();
 }
@@ -175,14 +189,14 @@ static noinline void kc_leader_freed(struct task_struct *p)
  */
 static void kc_tp_sched_process_free(void *data, struct task_struct *p)
 {
-	kc_tp_hit(KC_TP_SCHED_PROCESS_FREE);
+	kc_tp_hit(KC_TP_SCHED_PROCESS_FREE, KC_TP_PREEMPTIBLE_BH);
 	if (p->pid == p->tgid && kc_leader_may_hold(p->tgid))
 		kc_leader_freed(p);
 }
 
 static void kc_reclaim_begin(unsigned int id, enum kc_pair_kind kind)
 {
-	kc_tp_hit(id);
+	kc_tp_hit(id, KC_TP_PREEMPTIBLE);
 	if (READ_ONCE(kc_enabled) && kc_filter_match(current))
 		kc_pair_add(kind, current->pid, kc_now(), true);
 }
@@ -192,7 +206,7 @@ static void kc_reclaim_end(unsigned int id, enum kc_pair_kind kind,
 {
 	u64 start, v;
 
-	kc_tp_hit(id);
+	kc_tp_hit(id, KC_TP_PREEMPTIBLE);
 	if (!kc_pair_get(kind, current->pid, KC_PAIR_TAKE, &start) ||
 	    !READ_ONCE(kc_enabled))
 		return;

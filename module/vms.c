@@ -45,8 +45,8 @@ static void *kc_vms_area;		/* one vzalloc for all that follows */
 static struct kc_vm_slot *kc_slots;	/* kc_vms_p.live */
 static int *kc_by_kvm;			/* heads, 1 << kc_hash_bits */
 static unsigned int kc_hash_bits;
-u64 *kc_vms_by_tgid;			/* heads, 1 << kc_vms_tgid_bits */
-unsigned int kc_vms_tgid_bits;
+u64 *kc_vms_by_tgid;			/* kc_vms_tgid_heads heads */
+unsigned int kc_vms_tgid_heads;
 static struct kc_vm *kc_last;		/* ring of kc_vms_p.last */
 static struct kc_vm *kc_slowest;	/* kc_vms_p.slowest, unsorted */
 static struct kc_vms_params kc_vms_p;
@@ -520,19 +520,19 @@ int kc_vms_init(const struct kc_vms_params *p)
 	kc_seq = 0;
 	kc_vms_live = 0;
 	kc_hash_bits = ilog2(heads);
-	kc_vms_tgid_bits = ilog2(KC_VMS_TGID_HEADS * heads);
+	kc_vms_tgid_heads = KC_VMS_TGID_HEADS * heads;
 	/* the 8-byte fields first, so that each part is aligned */
 	a = kc_vms_area;
 	kc_slots = (struct kc_vm_slot *)a;
 	a += p->live * sizeof(*kc_slots);
 	kc_vms_by_tgid = (u64 *)a;
-	a += KC_VMS_TGID_HEADS * heads * sizeof(*kc_vms_by_tgid);
+	a += kc_vms_tgid_heads * sizeof(*kc_vms_by_tgid);
 	kc_last = (struct kc_vm *)a;
 	kc_slowest = kc_last + p->last;
 	kc_by_kvm = (int *)(kc_slowest + p->slowest);
 	for (i = 0; i < heads; i++)
 		kc_by_kvm[i] = KC_NONE;
-	for (i = 0; i < KC_VMS_TGID_HEADS * heads; i++)
+	for (i = 0; i < kc_vms_tgid_heads; i++)
 		kc_vms_by_tgid[i] = KC_VMS_HEAD_NONE;
 	for (i = 0; i < p->live; i++)
 		kc_slots[i].next_free = i + 1 < p->live ? i + 1 : KC_NONE;

@@ -315,7 +315,10 @@ static void kc_vms_none_of_tgid(struct kunit *test)
 {
 	pid_t other = 101, same = 0, third = 0, t;
 
-	KUNIT_EXPECT_EQ(test, kc_vms_tgid_bits, 4U);	/* 4 slots, 16 heads */
+	KUNIT_EXPECT_EQ(test, kc_vms_tgid_heads, 16U);	/* 4 slots */
+	for (t = 1; t < 4096; t += 7)	/* hash_32()'s buckets, by a multiply */
+		KUNIT_EXPECT_EQ(test, kc_vms_tgid_hash(t), hash_32(t, 4));
+	KUNIT_EXPECT_EQ(test, kc_vms_tgid_hash(PID_MAX_LIMIT), hash_32(PID_MAX_LIMIT, 4));
 	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(100));
 	kc_vm_begin(0x1000, kc_vmm(test, 100, "firecracker"));
 	kc_vm_created(100, true);
