@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh: the debug tier (`make check-debug`). On the debug kernel that kernel.sh
-# builds (KASAN, UBSAN, lockdep, kmemleak, KUnit, no BTF): the kernel's own checkpatch
+# builds (KASAN, UBSAN, lockdep, kmemleak, DEBUG_PREEMPT, KUnit, no BTF): the kernel's own checkpatch
 # on our kernel code, the build tier (module and KUnit suites, W=1 C=1), then the vm
 # tier with the KUnit scenario, the fault scenarios of scenarios/ and the scenarios of
 # the other kernels that run module code of their own (lib.sh's KC_DEBUG_SCENARIOS; all
