@@ -82,19 +82,23 @@ static __always_inline void kc_tp_preempt_enable(bool preemptible)
 #endif
 
 /*
- * The bytes kmalloc(@size) takes: 6.1 has the allocator's own answer; before,
- * the kmalloc caches were 8 bytes to 2^n, with 96 and 192 between.
+ * The bytes kmalloc(@size) takes: 6.1 has the allocator's own answer. Before,
+ * mm/slab_common.c decides as here: nothing below KMALLOC_MIN_SIZE, powers of
+ * two, and the 96 and 192 caches only where that minimum leaves them aligned
+ * (create_kmalloc_caches(), setup_kmalloc_cache_index_table()): arm64 before
+ * 6.5 has a minimum of ARCH_DMA_MINALIGN, 128, and neither.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
 #define kc_kmalloc_size(size) kmalloc_size_roundup(size)
 #else
 static inline size_t kc_kmalloc_size(size_t size)
 {
-	if (size > 64 && size <= 96)
+	size = max_t(size_t, size, KMALLOC_MIN_SIZE);
+	if (KMALLOC_MIN_SIZE <= 32 && size > 64 && size <= 96)
 		return 96;
-	if (size > 128 && size <= 192)
+	if (KMALLOC_MIN_SIZE <= 64 && size > 128 && size <= 192)
 		return 192;
-	return size <= 8 ? 8 : roundup_pow_of_two(size);
+	return roundup_pow_of_two(size);
 }
 #endif
 
@@ -222,12 +226,19 @@ static inline unsigned long kc_fprobe_missed(const struct kc_fprobe *f)
 
 /*
  * A vCPU that has not entered the guest yet, so that this KVM_RUN is its
- * first (the includer has <linux/kvm_host.h>). arm64 has the kernel's own
- * test, which follows vcpu->pid from RCU to a rwlock; x86 keeps -1 in
+ * first. arm64 has the kernel's own test from 5.16, a macro that follows
+ * vcpu->pid from RCU to a rwlock; before, a flag that the first run sets
+ * (and kvm_arch_vcpu_run_pid_change() is inline there, so that nothing
+ * probes it: the test only has to compile). x86 keeps -1 in
  * last_vmentry_cpu until the first VM entry (unsigned before 5.13).
  */
 #if defined(CONFIG_ARM64)
+#include <linux/kvm_host.h>
+#ifdef vcpu_has_run_once
 #define kc_vcpu_never_ran(vcpu) (!vcpu_has_run_once(vcpu))
+#else
+#define kc_vcpu_never_ran(vcpu) (!READ_ONCE((vcpu)->arch.has_run_once))
+#endif
 #elif defined(CONFIG_X86)
 #define kc_vcpu_never_ran(vcpu) \
 	((int)READ_ONCE((vcpu)->arch.last_vmentry_cpu) == -1)
