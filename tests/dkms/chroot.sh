@@ -24,12 +24,13 @@ kc_release_pkgs() { echo "$KC_DKMS_BASE_PKGS$([[ $1 == bookworm ]] && echo " $KC
 kc_release_meta() { echo "linux-headers-$(kc_chroot_arch "$1")"; }
 
 # kc_release ID: the chroot that builds ID's module: its Debian release, and -arm64 for an
-# arm64 one (bookworm's, run by the host through qemu-user-static: kc_foreign_ready).
+# arm64 one (run by the host through qemu-user-static: kc_foreign_ready).
 kc_release() {
 	case $1 in
 	x86_64-5.10) echo bullseye ;;
 	x86_64-6.1 | x86_64-6.12) echo bookworm ;;
 	x86_64-7.x) echo trixie ;;
+	arm64-5.10) echo bullseye-arm64 ;;
 	arm64-6.1) echo bookworm-arm64 ;;
 	*) return 1 ;;
 	esac
@@ -70,13 +71,13 @@ kc_dkms_chroot() {
 	if [[ ! -f $d/.kvmchurn-ok ]]; then
 		kc_log "dkms: creating the $rel chroot in $d (debootstrap and dkms, a few minutes$([[ $arch == amd64 ]] || echo "; emulated, ten or more"))"
 		kc_debootstrap "$d" "$dist" --arch="$arch" || kc_die "debootstrap $rel failed (log: $d.log)"
-		kc_chroot_apt_config "$d" "$dist"
+		kc_chroot_apt_config "$d" "$dist" "$arch"
 		kc_chroot_exec "$d" sh -c "apt-get -q update && apt-get -q -y install $(kc_release_pkgs "$rel")" \
 			>>"$d.log" 2>&1 || { tail -n 20 "$d.log" >&2; kc_die "$rel chroot: installing dkms failed (log: $d.log)"; }
 		touch "$d/.kvmchurn-ok"
 		kc_log "dkms: $rel chroot ready ($((SECONDS - t)) s)"
 	fi
-	kc_chroot_apt_config "$d" "$dist"
+	kc_chroot_apt_config "$d" "$dist" "$arch"
 	# headers of earlier runs are marked automatic, and go unless asked for again (or
 	# needed by linux-headers-amd64 or -arm64, which the package test installs on bookworm)
 	cmd="apt-get -q update && hs=\$(dpkg-query -W -f '\${db:Status-Abbrev} \${Package}\\n' 'linux-headers-*' 2>/dev/null | awk '/^ii/ { print \$2 }') && { [ -z \"\$hs\" ] || apt-mark auto \$hs >/dev/null; }"

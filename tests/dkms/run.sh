@@ -8,17 +8,19 @@
 # has linux-headers-amd64), DKMS builds the module for every kernel with headers, purge
 # leaves nothing (inside-deb.sh); then the same chroot boots with systemd as init
 # (systemd-nspawn) for kvmchurn-export.timer, its journal and Debian's node_exporter
-# (inside-deb.sh service). For arm64-6.1, the same in an arm64 bookworm chroot that
-# the host runs through qemu-user-static (chroot.sh's kc_foreign_ready): one dkms build,
-# install, remove, then kvmchurn-dkms installed with linux-headers-arm64 and purged.
+# (inside-deb.sh service). For arm64-5.10 and arm64-6.1, the same in an arm64 bullseye or
+# bookworm chroot that the host runs through qemu-user-static (chroot.sh's
+# kc_foreign_ready): one dkms build, install, remove, then kvmchurn-dkms installed and
+# purged.
 # Then the vm tier boots each kernel with the module that
 # DKMS built, not one that make built, for the scenarios that show it loads and counts a
 # churn exactly (KC_DKMS_SCENARIOS): the same sources as the vm tier's module, which
 # that tier takes through every scenario.
 # Every test runs in a throwaway overlay of the cached chroot. Ids: arguments, else
 # $KERNELS (the ids it has no chroot for are left out), else KC_DKMS_IDS: the x86_64
-# ones, and arm64-6.1 too with KVMCHURN_FULL=1 (make check-full) or asked for by name
-# (its emulated chroot costs a cold cache 10 minutes, more than CI's 90 have left).
+# ones and arm64-5.10, and arm64-6.1 too with KVMCHURN_FULL=1 (make check-full) or asked
+# for by name (an emulated chroot costs a cold cache 10 minutes: CI's 90 have room for one,
+# the oldest kernel's).
 # Knobs: KERNELS, KVMCHURN_CACHE, KVMCHURN_SCENARIOS (passed to the vm tier; default
 # KC_DKMS_SCENARIOS).
 set -euo pipefail
@@ -28,7 +30,7 @@ set -euo pipefail
 . "$KC_TOP/tests/dkms/chroot.sh"
 
 KC_DKMS_DIR=$KC_TOP/tests/dkms
-KC_DKMS_IDS="x86_64-5.10 x86_64-6.1 x86_64-6.12 x86_64-7.x arm64-6.1"
+KC_DKMS_IDS="x86_64-5.10 x86_64-6.1 x86_64-6.12 x86_64-7.x arm64-5.10 arm64-6.1"
 KC_DKMS_SCENARIOS="00-* 10-* 90-*"
 # What of the tree the chroots get: all of it, as the source package ("3.0 (native)")
 # is all of it. A chosen subset went stale once already: debian/rules runs check-unit,

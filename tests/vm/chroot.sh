@@ -4,10 +4,13 @@
 # debootstrap (kc_debootstrap, lib.sh) and kept in the cache, apt in them pointed at the
 # host's own archive, and throwaway overlays of them. Needs root (mount, chroot).
 
-# Paths of the release's archive, after the host's main and security URIs.
+# kc_release_suites RELEASE [ARCH]: paths of the release's archive, after the host's main
+# and security URIs. bullseye-security's index lists arm64 packages whose files its pool
+# does not serve here (404): an arm64 bullseye chroot goes without it.
 kc_release_suites() {
-	case $1 in
-	bullseye) echo "main:bullseye main:bullseye-updates security:bullseye-security" ;;
+	case $1-${2:-amd64} in
+	bullseye-arm64) echo "main:bullseye main:bullseye-updates" ;;
+	bullseye-*) echo "main:bullseye main:bullseye-updates security:bullseye-security" ;;
 	*) echo "main:$1 main:$1-updates security:$1-security main:$1-backports" ;;
 	esac
 }
@@ -42,12 +45,12 @@ kc_overlay_exec() {
 		DEBIAN_FRONTEND=noninteractive "$@"
 }
 
-# kc_chroot_apt_config ROOT RELEASE: sources (the host's URIs and keyring) and the host's
-# Acquire settings that reaching the archive may need (proxies, snapshot dates).
+# kc_chroot_apt_config ROOT RELEASE [ARCH]: sources (the host's URIs and keyring) and the
+# host's Acquire settings that reaching the archive may need (proxies, snapshot dates).
 kc_chroot_apt_config() {
-	local root=$1 rel=$2 s kind suite uri
+	local root=$1 rel=$2 arch=${3:-amd64} s kind suite uri
 	install -D -m 0644 "$KC_KEYRING" "$root/etc/apt/keyrings/kvmchurn-debian.gpg"
-	for s in $(kc_release_suites "$rel"); do
+	for s in $(kc_release_suites "$rel" "$arch"); do
 		kind=${s%%:*} suite=${s#*:}
 		[[ $kind == security ]] && uri=$KC_SECURITY || uri=$KC_MIRROR
 		printf 'deb [signed-by=/etc/apt/keyrings/kvmchurn-debian.gpg] %s %s main\n' "$uri" "$suite"

@@ -22,13 +22,15 @@ kc_idx_has() {
 	awk -F'\t' -v p="$1" -v a="$2" -v v="$3" '$1 == p && $2 == a && $3 == v { f = 1 } END { exit !f }' <<<"$idx"
 }
 
-# kc_resolve: the newest ABI of the kernel's suites whose headers, common headers, kbuild
-# and image all exist at one version. Sets KC_ABI KC_KREL KC_PKGVER KC_KBUILD KC_SPECS.
+# kc_resolve [SKIP]: the newest ABI of the kernel's suites whose headers, common headers,
+# kbuild and image all exist at one version, but the ABIs of SKIP (words: those an index
+# lists but the archive does not serve). Sets KC_ABI KC_KREL KC_PKGVER KC_KBUILD KC_SPECS.
 kc_resolve() {
-	local name ver abi deps flav=$KC_FLAVOUR arch=$KC_DEBARCH
+	local name ver abi deps flav=$KC_FLAVOUR arch=$KC_DEBARCH skip=" ${1:-} "
 	idx=$(kc_index "$KC_SUITES" "$(printf '%s\n' "$arch" amd64 | sort -u)")
 	while IFS=$'\t' read -r name ver; do
 		abi=${name#linux-headers-} abi=${abi%-"$flav"}
+		[[ $skip != *" $abi "* ]] || continue
 		deps=$(awk -F'\t' -v p="$name" -v v="$ver" '$1 == p && $3 == v { print $4; exit }' <<<"$idx")
 		KC_KBUILD=$(grep -oE 'linux-kbuild-[^ ,]+' <<<"$deps" | head -n1) || continue
 		kc_idx_has "linux-headers-$abi-$KC_COMMON" all "$ver" || continue
@@ -174,7 +176,6 @@ kc_fetch_one() {
 		kc_log "$KC_ID: offline, using the cached $KC_KREL ($KC_PKGVER)"
 		return 0
 	fi
-	kc_resolve
 	if [[ -f $kdir/env ]]; then
 		# headers that a chroot made afresh lost make it stale too
 		# shellcheck source=/dev/null
@@ -182,13 +183,21 @@ kc_fetch_one() {
 			echo "$KC_KREL $KC_PKGVER ${KC_FETCH_RECIPE:-1}"
 		else echo "$KC_KREL $KC_PKGVER (its headers gone)"; fi)
 	fi
-	if [[ $old == "$KC_KREL $KC_PKGVER $KC_FETCH_RECIPE" ]] && { ((KC_USE_CHROOT == 0)) || kc_chroot_current; }; then
-		kc_log "$KC_ID: $KC_KREL ($KC_PKGVER) cached"
-		return 0
-	fi
-	kc_log "$KC_ID: fetching $KC_KREL ($KC_PKGVER)${old:+, replacing $old}"
-	local debs=$KVMCHURN_CACHE/debs/$KC_ID
-	kc_download "$debs" "${KC_SPECS[@]}"
+	# The newest the archive serves: an index can list what its pool lacks (bullseye-security
+	# lists arm64 kernels whose files answer 404), and an older ABI of the suites is as good.
+	local debs=$KVMCHURN_CACHE/debs/$KC_ID skip=''
+	while :; do
+		kc_resolve "$skip"
+		if [[ $old == "$KC_KREL $KC_PKGVER $KC_FETCH_RECIPE" ]] && { ((KC_USE_CHROOT == 0)) || kc_chroot_current; }; then
+			kc_log "$KC_ID: $KC_KREL ($KC_PKGVER) cached"
+			return 0
+		fi
+		kc_log "$KC_ID: fetching $KC_KREL ($KC_PKGVER)${old:+, replacing $old}"
+		kc_download "$debs" "${KC_SPECS[@]}" && break
+		kc_log "$KC_ID: $KC_KREL ($KC_PKGVER) is listed but could not be downloaded: trying an older one"
+		rm -rf "$debs"
+		skip+=" $KC_ABI"
+	done
 	((KC_USE_CHROOT == 0)) || kc_chroot_ensure
 
 	# a previous version's headers inside the chroot go with it, but what another

@@ -9,7 +9,7 @@ KC_TOP=$(cd "$KC_VM_DIR/../.." && pwd)
 KVMCHURN_SRC=${KVMCHURN_SRC:-$KC_TOP}
 KVMCHURN_CACHE=${KVMCHURN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kvmchurn}
 # The default matrix: Debian's generic kernels of each series, and the flavours fleets run.
-KC_ALL_IDS="x86_64-5.10 x86_64-6.1 x86_64-6.12 x86_64-7.x arm64-6.1 arm64-6.12 arm64-7.x"
+KC_ALL_IDS="x86_64-5.10 x86_64-6.1 x86_64-6.12 x86_64-7.x arm64-5.10 arm64-6.1 arm64-6.12 arm64-7.x"
 KC_ALL_IDS+=" x86_64-6.12-rt arm64-6.12-rt arm64-6.1-cloud"
 # Known, but only when asked for by name: x86_64-6.12-cloud (bookworm-security's build;
 # bookworm-backports' 6.12.95 cloud image double-faults under TCG before any module is
@@ -137,8 +137,9 @@ kc_spec() {
 		[[ $KC_ARCH != x86_64 ]] || KC_QEMU_CPU=max,+invtsc,x-force-features=on ;;
 	esac
 	case $KC_ARCH-$series in
-	x86_64-5.10) # the headers name gcc-10, which bookworm lacks
-		KC_SUITES="bullseye bullseye-security" KC_ABI_RE='5\.10\.0-[0-9]+' KC_CC=gcc ;;
+	*-5.10) # the headers name gcc-10 (aarch64-linux-gnu-gcc-10), which bookworm lacks
+		KC_SUITES="bullseye bullseye-security" KC_ABI_RE='5\.10\.0-[0-9]+' KC_CC=gcc
+		[[ $KC_ARCH != arm64 ]] || KC_CC=aarch64-linux-gnu-gcc ;;
 	*-6.1) KC_SUITES="bookworm bookworm-security" KC_ABI_RE='6\.1\.0-[0-9]+' ;;
 	x86_64-6.12) KC_SUITES="bookworm-backports" KC_ABI_RE='6\.12\.[0-9]+\+deb12(\.[0-9]+)?'
 		# bookworm-backports' cloud build double-faults under TCG (tests/vm/README.md)
@@ -193,13 +194,13 @@ kc_apt_setup() {
 	local s k=$KC_KEYRING
 	{
 		for s in bullseye bookworm bookworm-backports trixie-backports; do
-			# arm64 kernels come from bookworm(-security) and trixie-backports,
-			# busybox-static:arm64 from bookworm
+			# arm64 kernels come from bullseye(-security), bookworm(-security) and
+			# trixie-backports, busybox-static:arm64 from bookworm
 			printf 'deb [arch=%s signed-by=%s] %s %s main\n' \
-				"$([[ $s == bookworm || $s == trixie-backports ]] && echo amd64,arm64 || echo amd64)" \
+				"$([[ $s != bookworm-backports ]] && echo amd64,arm64 || echo amd64)" \
 				"$k" "$KC_MIRROR" "$s"
 		done
-		printf 'deb [arch=amd64 signed-by=%s] %s bullseye-security main\n' "$k" "$KC_SECURITY"
+		printf 'deb [arch=amd64,arm64 signed-by=%s] %s bullseye-security main\n' "$k" "$KC_SECURITY"
 		printf 'deb [arch=amd64,arm64 signed-by=%s] %s bookworm-security main\n' "$k" "$KC_SECURITY"
 		# only sparse is taken from sid (see KC_CHECK); amd64 alone keeps the update small
 		printf 'deb [arch=amd64 signed-by=%s] %s sid main\n' "$k" "$KC_MIRROR"
