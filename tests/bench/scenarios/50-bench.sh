@@ -366,7 +366,8 @@ ok "alive"
 # Memory: what the kernel reports before insmod, loaded and after rmmod, with
 # the module's own account; with maxactive=512 and =1 in turn, so that the
 # kretprobe instances (kmalloc-SIZE objects before 6.7) can be told from the
-# fixed cost of loading a module.
+# fixed cost of loading a module. Each account is read once it stands still
+# (still): the previous unload's instances and pages go after a grace period.
 meminfo() { awk '$1 == "Percpu:" || $1 == "SUnreclaim:" || $1 == "VmallocUsed:" { printf " %s %s", $1, $2 }' /proc/meminfo; }
 insmod "$KVMCHURN_KO" && size=$(awk '$1 == "kretprobes" { b = $2 } $1 == "kretprobe_instances" { n = $2 }
 	END { print n ? b / n : 0 }' $D/memory) && rmmod kvmchurn
@@ -374,13 +375,13 @@ cache=kmalloc-$size
 # from 6.7 an objpool holds them, in vmalloc'd pages: VmallocUsed tells
 ! kc_objpool || cache=none
 for m in 512 1 512 1 512 1; do
-	before="$(meminfo) $cache: $(slabobjs "$cache")"
+	before="$(still 60 meminfo) $cache: $(still 60 slabobjs "$cache")"
 	insmod "$KVMCHURN_KO" maxactive=$m || { not_ok "memory: insmod maxactive=$m"; continue; }
 	echo "# bench mem $m before$before"
-	echo "# bench mem $m loaded$(meminfo) $cache: $(slabobjs "$cache") vmpairs: $(vmmodule)"
+	echo "# bench mem $m loaded$(still 60 meminfo) $cache: $(still 60 slabobjs "$cache") vmpairs: $(vmmodule)"
 	echo "# bench mem $m module $(tr '\n' ' ' <$D/memory)"
 	rmmod kvmchurn
-	echo "# bench mem $m after$(meminfo) $cache: $(slabobjs "$cache")"
+	echo "# bench mem $m after$(still 60 meminfo) $cache: $(still 60 slabobjs "$cache")"
 done
 # SLUB counts a CPU's cached free objects as in use: how many it may hold
 sys=/sys/kernel/slab/$cache

@@ -13,9 +13,10 @@
 . /kvmchurn/tap.sh
 
 percpu() { awk '$1 == "Percpu:" { print $2 * 1024 }' /proc/meminfo; }
-p0=$(percpu) v0=$(vmpools)
+# each read once it stands still (still): the kernel's boot may still be freeing
+p0=$(still 60 percpu) v0=$(still 60 vmpools)
 if insmod "$KVMCHURN_KO"; then
-	p1=$(percpu) v1=$(vmpools) m=$(vmmodule)
+	p1=$(still 60 percpu) v1=$(still 60 vmpools) m=$(vmmodule)
 	echo "# bench cpus $(tr '\n' ' ' <$D/memory)kernel_percpu $((p1 - p0)) kernel_pools $((v1 - v0)) kernel_vmalloc $m probes $(awk 'NR > 1 && $4 == "attached" { n[$2]++ } END { for (k in n) printf "%s%s:%d", s++ ? "," : "", k, n[k] }' $D/probes)"
 	rmmod kvmchurn
 	ok "memory on $(cat /sys/devices/system/cpu/possible) possible CPUs"

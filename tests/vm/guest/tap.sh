@@ -118,6 +118,24 @@ quiet() {
 		echo "# not at rest after $KC_WAIT s: $(vms_alive) VM processes, $(rec pairs 3) pairing entries in use"
 }
 
+# still SECS COMMAND...: COMMAND's output once five reads in a row, 0.2 s apart,
+# gave the same; returns 1 (printing the last) when it still moved after SECS. For
+# the kernel's own accounts, which another part of the kernel moves too: a
+# module unloaded just before frees per-CPU and slab memory after a grace period.
+still() {
+	st_end=$(($(now) + $1)) st_same=0 st_last=''
+	shift
+	while :; do
+		st_cur=$("$@")
+		if [ "$st_cur" = "$st_last" ]; then st_same=$((st_same + 1)); else st_same=0; fi
+		st_last=$st_cur
+		[ "$st_same" -lt 4 ] || break
+		[ "$(now)" -lt "$st_end" ] || { echo "$st_cur"; return 1; }
+		sleep 0.2
+	done
+	echo "$st_cur"
+}
+
 # wait_hist METRIC N: wait until METRIC has counted N.
 wait_hist() { wait_for "$KC_WAIT" hist_at_least "$1" "$2"; }
 

@@ -9,7 +9,9 @@
 # shrunk) move by the count of instances when the module loads and back when it
 # unloads, within what SLUB may hold on each CPU and 1/32; from 6.7 the objpools'
 # pages in /proc/vmallocinfo move by what the file says, between maxactive=512
-# and 1, within 32 KiB. Busybox sh; leaves the module unloaded.
+# and 1, within 32 KiB. Each of the kernel's accounts is read once it stands
+# still (still): the instances of a module unloaded just before go after a
+# grace period. Busybox sh; leaves the module unloaded.
 # shellcheck source=../guest/tap.sh
 . /kvmchurn/tap.sh
 
@@ -64,9 +66,9 @@ if kc_objpool; then
 	# of the module takes.
 	# objpool_load MAXACTIVE: "BYTES BYTES", the pools' rise and the file's kretprobes
 	objpool_load() {
-		v=$(vmpools)
+		v=$(still 60 vmpools)
 		insmod "$KVMCHURN_KO" maxactive="$1" || { echo "0 0"; return; }
-		echo "$(($(vmpools) - v)) $(mem kretprobes)"
+		echo "$(($(still 60 vmpools) - v)) $(mem kretprobes)"
 		rmmod kvmchurn
 	}
 	# shellcheck disable=SC2046 # two numbers
@@ -86,10 +88,10 @@ else
 	s=/sys/kernel/slab/$cache
 	inuse() { echo 1 >"$s/shrink" && slabobjs "$cache"; }
 	slack=$((possible * (2 * $(cat $s/cpu_partial) + $(cat $s/objs_per_slab))))
-	before=$(inuse)
+	before=$(still 60 inuse)
 	insmod "$KVMCHURN_KO" maxactive=4096 || { not_ok "insmod kvmchurn.ko maxactive=4096"; exit 0; }
 	n=$(mem kretprobe_instances)
-	loaded=$(inuse)
+	loaded=$(still 60 inuse)
 	rmmod kvmchurn
 	slack=$((slack + n / 32))
 	# unregister_kretprobe() may free the instances after an RCU grace period
