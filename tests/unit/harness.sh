@@ -9,6 +9,8 @@
 #                                  reset vector (real mode, EIP)
 #   x86_64-7.x-255cpus-moving.where  vCPUs 0 to 7 of a 255-vCPU boot that only
 #                                  crawled: four of them moved
+# and tests/vm/compat-branches.tsv, the audit of module/compat.h's branches that
+# compatibility.sh prints, against compat.h's own versions.
 #
 # One TAP line a test (tests/lib/tap.sh), then "harness: N passed, N failed".
 
@@ -43,5 +45,17 @@ grep '^sample 1 ' "$fix/x86_64-7.x-boot-spin.where" >"$tmp/one"
 spins "one sample is not enough to call a spin" "$tmp/one" no
 sed '$s/pc [0-9a-f]*/pc ffffffff9d6e04c7/' "$fix/x86_64-7.x-boot-spin.where" >"$tmp/last-moved"
 spins "the last vCPU moving in the last sample is not a spin" "$tmp/last-moved" no
+
+# compat-branches.tsv (Documentation/compatibility.rst's audit of compat.h): every version
+# compat.h tests is a side's from= or below= (a side may also flip where compat.h asks
+# the kernel itself, as vcpu_has_run_once at 5.16)
+tsv=$here/../vm/compat-branches.tsv
+versions() { sed -nE 's/.*KERNEL_VERSION\(([0-9]+), ([0-9]+), 0\).*/\1.\2/p' "$here/../../module/compat.h" | sort -u; }
+flips() { grep -v '^#' "$tsv" | cut -f3 | grep -oE '(from|below)=[0-9.]+' | cut -d= -f2 | sort -u; }
+want_eq "versions compat.h tests that compat-branches.tsv lacks" "" "$(comm -23 <(versions) <(flips) | tr '\n' ' ')"
+want_eq "rows of four fields" "" "$(grep -v '^#' "$tsv" | awk -F '\t' 'NF != 4 { print NR ": " $0 }')"
+# each decision has two sides at least
+want_eq "decisions of one side" "" "$(grep -v '^#' "$tsv" | cut -f1 | sort | uniq -u)"
+finish "compat-branches.tsv has a row for every version compat.h tests"
 
 done_suite harness
