@@ -192,8 +192,11 @@ kc_fetch_one() {
 			kc_log "$KC_ID: $KC_KREL ($KC_PKGVER) cached"
 			return 0
 		fi
-		kc_log "$KC_ID: fetching $KC_KREL ($KC_PKGVER)${old:+, replacing $old}"
-		kc_download "$debs" "${KC_SPECS[@]}" && break
+		kc_log "$KC_ID: fetching $KC_KREL ($KC_PKGVER)"
+		if kc_download "$debs" "${KC_SPECS[@]}"; then
+			[[ -z $old ]] || kc_log "$KC_ID: it replaces $old"
+			break
+		fi
 		kc_log "$KC_ID: $KC_KREL ($KC_PKGVER) is listed but could not be downloaded: trying an older one"
 		rm -rf "$debs"
 		skip+=" $KC_ABI"
