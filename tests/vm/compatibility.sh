@@ -152,6 +152,7 @@ kc_holds() {
 		file=*) for d in "${hdrs[@]}"; do [[ -f $d/${w#file=} ]] && break; done && [[ -f $d/${w#file=} ]] ;;
 		!file=*) for d in "${hdrs[@]}"; do [[ ! -f $d/${w#!file=} ]] || return 1; done ;;
 		build=undef) [[ -z $KC_CHROOT ]] ;;
+		id=*) [[ $id == "${w#id=}" ]] ;;
 		*) kc_die "compat-branches.tsv: no such condition '$w'" ;;
 		esac || return 1
 	done
@@ -167,7 +168,7 @@ on it, read from their headers (their version, \`\`include/config/auto.conf\`\`,
 their files): the list is \`\`tests/vm/compat-branches.tsv\`\`, whose versions
 are where the kernel's own history flips each condition. The oldest kernels
 the project claims are 5.10 on both architectures: x86_64-5.10 and
-arm64-5.10. A side that no kernel of the run is on says why.
+arm64-5.10. A side that no kernel of the matrix is on says why.
 
 .. list-table::
    :header-rows: 1
@@ -183,6 +184,33 @@ while IFS=$'\t' read -r what side where why; do
 	for id in "${ids[@]}"; do
 		(kc_holds "$id" "$where") && on+=("$id")
 	done
-	if ((${#on[@]})); then on="${on[*]}"; else on="none: $why"; fi
+	if ((${#on[@]})); then
+		on="${on[*]}"
+	elif [[ $why == - ]]; then
+		on="none of this run's kernels"
+	else
+		on="none: $why"
+	fi
 	printf '   * - %s\n     - %s\n     - ``%s``\n     - %s\n' "$what" "$side" "$where" "$on"
 done <"$KC_VM_DIR/compat-branches.tsv"
+
+cat <<EOT
+
+Absent probes
+=============
+
+Each probe that a kernel of the run had no function for, and why
+(\`\`tests/vm/absent-reasons.tsv\`\`, matched against the kernel's headers as
+above).
+
+EOT
+for id in "${ids[@]}"; do
+	awk 'NR > 1 && $4 == "absent" && !seen[$1]++ { print $1 "\t" $3 }' "$out/$id/metrics/probes" |
+		while IFS=$'\t' read -r metric sym; do
+			why=''
+			while IFS=$'\t' read -r m where reason; do
+				[[ $m == "$metric" ]] && (kc_holds "$id" "$where") && { why=$reason; break; }
+			done < <(grep -v '^#' "$KC_VM_DIR/absent-reasons.tsv")
+			printf -- '- %s: ``%s`` (``%s``): %s.\n' "$id" "$metric" "$sym" "${why:-no reason recorded in absent-reasons.tsv}"
+		done
+done
