@@ -130,27 +130,32 @@ done | awk -F'\t' -v ids="${ids[*]}" '
 		}
 	}'
 
+# kc_version X.Y...: a kernel version as one number to compare (major * 1000 + minor).
+kc_version() { awk -F. '{ print $1 * 1000 + $2 }' <<<"$1"; }
+
 # kc_holds ID WHERE: does the side of compat-branches.tsv described by WHERE hold on ID,
 # a kernel of the run, by its headers (KC_KDIR and the -common folder beside it)?
 kc_holds() {
 	local id=$1 w ver conf hdrs=() d
 	kc_spec "$id"
 	kc_load_env "$id" || return 1
-	ver=$(sed -E 's/^([0-9]+)\.([0-9]+).*/\1 \2/' <<<"$KC_KREL" | awk '{ print $1 * 1000 + $2 }')
+	ver=$(kc_version "$KC_KREL")
 	conf=$KC_CHROOT$KC_KDIR/include/config/auto.conf
 	[[ -f $conf ]] || kc_die "$id: no $conf to read its options from"
 	hdrs=("$KC_CHROOT$KC_KDIR")
 	d=$KC_CHROOT${KC_KDIR%-"$KC_FLAVOUR"}-$KC_COMMON
 	[[ ! -d $d ]] || hdrs+=("$d")
+	# has PATH: is PATH in one of the kernel's header folders?
+	has() { for d in "${hdrs[@]}"; do [[ ! -f $d/$1 ]] || return 0; done; return 1; }
 	for w in $2; do
 		case $w in
 		arch=*) [[ $KC_ARCH == "${w#arch=}" ]] ;;
-		from=*) ((ver >= $(awk -F. '{ print $1 * 1000 + $2 }' <<<"${w#from=}"))) ;;
-		below=*) ((ver < $(awk -F. '{ print $1 * 1000 + $2 }' <<<"${w#below=}"))) ;;
+		from=*) ((ver >= $(kc_version "${w#from=}"))) ;;
+		below=*) ((ver < $(kc_version "${w#below=}"))) ;;
 		CONFIG_*) grep -q "^$w=[ym]" "$conf" ;;
 		!CONFIG_*) ! grep -q "^${w#!}=[ym]" "$conf" ;;
-		file=*) for d in "${hdrs[@]}"; do [[ -f $d/${w#file=} ]] && break; done && [[ -f $d/${w#file=} ]] ;;
-		!file=*) for d in "${hdrs[@]}"; do [[ ! -f $d/${w#!file=} ]] || return 1; done ;;
+		file=*) has "${w#file=}" ;;
+		!file=*) ! has "${w#!file=}" ;;
 		build=undef) [[ -z $KC_CHROOT ]] ;;
 		id=*) [[ $id == "${w#id=}" ]] ;;
 		*) kc_die "compat-branches.tsv: no such condition '$w'" ;;
@@ -185,13 +190,13 @@ while IFS=$'\t' read -r what side where why; do
 		(kc_holds "$id" "$where") && on+=("$id")
 	done
 	if ((${#on[@]})); then
-		on="${on[*]}"
+		kernels="${on[*]}"
 	elif [[ $why == - ]]; then
-		on="none of this run's kernels"
+		kernels="none of this run's kernels"
 	else
-		on="none: $why"
+		kernels="none: $why"
 	fi
-	printf '   * - %s\n     - %s\n     - ``%s``\n     - %s\n' "$what" "$side" "$where" "$on"
+	printf '   * - %s\n     - %s\n     - ``%s``\n     - %s\n' "$what" "$side" "$where" "$kernels"
 done <"$KC_VM_DIR/compat-branches.tsv"
 
 cat <<EOT

@@ -197,8 +197,8 @@ kc_fetch_one() {
 			[[ -z $old ]] || kc_log "$KC_ID: it replaces $old"
 			break
 		fi
+		# kc_download left nothing of it
 		kc_log "$KC_ID: $KC_KREL ($KC_PKGVER) is listed but could not be downloaded: trying an older one"
-		rm -rf "$debs"
 		skip+=" $KC_ABI"
 	done
 	((KC_USE_CHROOT == 0)) || kc_chroot_ensure
