@@ -39,6 +39,9 @@
 #define KC_SCHED_PROCESS_EXIT_PROTO void *data, struct task_struct *p
 #endif
 
+/* A sched_process_exit probe, declared without naming its arguments. */
+typedef void (kc_sched_process_exit_fn)(KC_SCHED_PROCESS_EXIT_PROTO);
+
 /*
  * A tracepoint's probes run with preemption off until 7.0, which calls them
  * under SRCU-fast, preemptible (RT or not): a probe that uses per-CPU data

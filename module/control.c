@@ -1,33 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * control.c - the switches that probe context reads (enable, unit) and the
- * meaning of what is written to the controls, filter, enable and reset: the
- * debugfs files (debugfs.c) and the module parameters of the same names
- * (main.c) both come here, so that the two take the same text, refuse the
- * same text and do the same thing under the same lock. Kept apart from
- * debugfs.c so that the KUnit suites run the very code the files use.
+ * control.c - the meaning of what is written to the controls, filter, enable
+ * and reset: the debugfs files (debugfs.c) and the module parameters of the
+ * same names (main.c) both come here, so that the two take the same text,
+ * refuse the same text and do the same thing under the same lock. Kept
+ * apart from debugfs.c so that the KUnit suites run the very code the files
+ * use. The switches it sets are record.c's, which the probes read.
  */
 #include <linux/errno.h>
-#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/string.h>
-#include <linux/time64.h>
 
 #include "kvmchurn.h"
 
-bool kc_enabled = true;
-bool kc_unit_ns;
 static DEFINE_MUTEX(kc_control_lock);	/* serializes enable and reset */
-
-u64 kc_to_unit(u64 ns)
-{
-	return kc_unit_ns ? ns : div_u64(ns, NSEC_PER_USEC);
-}
-
-const char *kc_unit_name(void)
-{
-	return kc_unit_ns ? "ns" : "us";
-}
 
 int kc_parse_unit(const char *s, bool *ns)
 {

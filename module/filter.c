@@ -12,7 +12,7 @@
  * Every exit on the host asks three times (exit_mmap, sched_process_exit,
  * exit_files), and almost always of a task that is not traced: a name is
  * compared as two words under a mask, and each CPU keeps the answer for the
- * last exiting task it asked about (kc_filter_exiting() in kvmchurn.h reads
+ * last exiting task it asked about (kc_filter_exiting() in exit.h reads
  * it inline), so an exit evaluates the filter once.
  */
 #include <linux/mutex.h>
@@ -22,8 +22,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "compat.h"
-#include "kvmchurn.h"
+#include "exit.h"
 
 /*
  * A name as the comm it matches: its bytes and NUL, the rest masked off.

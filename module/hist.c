@@ -4,7 +4,7 @@
  *
  * Probes only ever add to their own CPU's counters with this_cpu_*()
  * operations: no lock and no shared cache line in probe context. Readers sum
- * the CPUs. The slot layout is kvmchurn_abi.h's.
+ * the CPUs. The slot arithmetic is kvmchurn_rules.h's.
  *
  * A reset never writes a probe's counters: it records the sums at that
  * moment as a baseline that readers subtract (per-CPU counters only grow, so
@@ -17,7 +17,6 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 
-#include "compat.h"
 #include "kvmchurn.h"
 
 #define KC_MAX_VALUE_BITS	48

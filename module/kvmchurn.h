@@ -48,7 +48,11 @@ static inline void kc_mem_vmalloc(struct kc_mem *mem, size_t bytes)
 		mem->slab += kc_kmalloc_size(array);
 }
 
-/* control.c: switches read in probe context, and control-file writes. */
+/*
+ * record.c: what a probe does with a time. The switches it obeys (enable,
+ * the unit), its clock, and kc_record(), the one way a stage's time goes
+ * into its metric's histogram and its VM's record.
+ */
 extern bool kc_enabled;
 extern bool kc_unit_ns;
 
@@ -74,6 +78,19 @@ static inline u64 kc_since(u64 start)
 /* Converts a kc_now() interval to the unit chosen at load time. */
 u64 kc_to_unit(u64 ns);
 const char *kc_unit_name(void);
+
+/* Which VM record a stage's time also goes to (vms.c), and by what id. */
+enum kc_vm_by {
+	KC_VM_BY_TGID,		/* the VMs of the process @id */
+	KC_VM_BY_KVM,		/* the VM whose struct kvm * is @id */
+	KC_VM_BY_CREATING,	/* the VM the process @id is creating */
+	KC_VM_BY_CREATOR,	/* the VM whose creator's pid is @id */
+	KC_VM_BY_NONE,		/* none: the histogram only */
+};
+
+void kc_record(enum kc_metric m, u64 value, enum kc_vm_by by, u64 id);
+
+/* control.c: what a write to a control means (debugfs file or parameter). */
 int kc_parse_unit(const char *s, bool *ns);
 int kc_parse_text(char *buf, size_t count, size_t size);
 int kc_parse_bit(const char *s, bool *bit);
@@ -117,36 +134,6 @@ bool kc_filter_all(void);
 int kc_filter_format(char *buf, size_t len);
 void kc_filter_mem(struct kc_mem *mem);
 
-/*
- * The answer for the last exiting task each CPU asked about, by its address
- * and start time (an address is reused): written in task context only, and
- * dropped on every CPU when the filter changes.
- */
-struct kc_exiting {
-	const struct task_struct *task;
-	u64 start_time;
-	bool match;
-};
-
-DECLARE_PER_CPU(struct kc_exiting, kc_exiting);
-bool kc_exiting_ask(void);
-
-/*
- * kc_filter_match(current) for a probe on the exit path, with preemption
- * off. Every exit on the host asks up to three times, nearly always of a
- * task that is not traced: the first computes, the others read the memo
- * inline.
- */
-static __always_inline bool kc_filter_exiting(void)
-{
-	const struct task_struct *t = current;
-
-	if (__this_cpu_read(kc_exiting.task) == t &&
-	    __this_cpu_read(kc_exiting.start_time) == t->start_time)
-		return __this_cpu_read(kc_exiting.match);
-	return kc_exiting_ask();
-}
-
 /* pairs.c: the preallocated table that pairs a start event with its end. */
 enum kc_pair_kind {
 	KC_PAIR_SIGNAL,		/* tgid -> first fatal signal delivery */
@@ -179,17 +166,6 @@ void kc_pairs_exit(void);
 enum kc_pair_result kc_pair_add(enum kc_pair_kind kind, u64 id, u64 ts,
 				bool replace);
 bool kc_pair_get(enum kc_pair_kind kind, u64 id, enum kc_pair_op op, u64 *ts);
-/*
- * The live entries of each kind. Read inline, so that a probe on every exit
- * of the host learns that nothing of a kind is held without a call.
- */
-extern atomic_t kc_pairs_live[KC_NR_PAIR_KINDS];
-
-static inline bool kc_pair_none(enum kc_pair_kind kind)
-{
-	return !atomic_read(&kc_pairs_live[kind]);
-}
-
 void kc_pair_max(enum kc_pair_kind kind, u64 id, u64 ts, u64 val);
 bool kc_pair_take_max(enum kc_pair_kind kind, u64 id, u64 *val);
 void kc_pair_inc(enum kc_pair_kind kind, u64 id, u64 ts);
@@ -240,44 +216,6 @@ void kc_vm_stage_creating(pid_t tgid, enum kc_metric m, u64 value);
 void kc_vm_stage_creator(pid_t pid, enum kc_metric m, u64 value);
 void kc_vm_destroyed(u64 kvm);
 void kc_vm_reaped(pid_t tgid);
-/*
- * How many VMs have a live record, and the heads of the records' chains by
- * their process's tgid (vms.c): KC_VMS_HEAD_NONE, or the first record's
- * tgid (the high half), KC_VMS_HEAD_MORE if others follow, and its index.
- * Read inline without the lock, in one load, so that the free of every task
- * on the host learns without a call that its process has no record.
- */
-#define KC_VMS_HEAD_NONE	U64_MAX
-#define KC_VMS_HEAD_MORE	BIT_ULL(31)
-extern unsigned int kc_vms_live;
-extern u64 *kc_vms_by_tgid;
-extern unsigned int kc_vms_tgid_heads;	/* a power of 2, four a slot */
-
-/*
- * hash_32()'s bucket, the product's top bits, taken by a multiply instead
- * of a shift by a variable, which a kernel with UBSAN checks on each call.
- */
-static inline unsigned int kc_vms_tgid_hash(pid_t tgid)
-{
-	return ((u64)((u32)tgid * GOLDEN_RATIO_32) * kc_vms_tgid_heads) >> 32;
-}
-
-/*
- * Exact where it says none: a process gains records only from its own
- * threads, none of which lives when its leader is freed, and a chain of one
- * record that is not its own cannot hold one of its.
- */
-static inline bool kc_vms_none_of(pid_t tgid)
-{
-	u64 h;
-
-	if (!READ_ONCE(kc_vms_live))
-		return true;
-	h = READ_ONCE(kc_vms_by_tgid[kc_vms_tgid_hash(tgid)]);
-	return h == KC_VMS_HEAD_NONE ||
-	       ((u32)(h >> 32) != (u32)tgid && !(h & KC_VMS_HEAD_MORE));
-}
-
 void kc_vms_reset(void);
 void kc_vms_snapshot(struct kc_vm *out, unsigned int *nlast,
 		     unsigned int *nslow, struct kc_vms_stats *st);
@@ -285,10 +223,14 @@ void kc_vms_params(struct kc_vms_params *p);
 void kc_vms_mem(struct kc_mem *mem);
 
 /*
- * probes.c and tracepoints.c: what the `probes` file lists, one
- * kc_probe_status each, in kc_probe_desc() order.
+ * probes.c and tracepoints.c: the probes, attached, and what the `probes`
+ * file lists of them, one kc_probe_status each, in kc_probe_desc() order.
+ * What a kretprobe does is given to probes.c as a table of hooks (kret.h:
+ * hooks.c's and exit.c's); a tracepoint's handler is named after it.
  */
-int kc_kretprobes_init(unsigned int maxactive, bool fprobes);
+struct kc_kret_ops;
+int kc_kretprobes_init(const struct kc_kret_ops *const *hooks,
+		       unsigned int maxactive, bool fprobes);
 void kc_kretprobes_exit(void);
 unsigned int kc_kretprobes_count(void);
 void kc_kretprobe_status(unsigned int i, struct kc_probe_status *st);
@@ -299,6 +241,33 @@ void kc_tracepoints_exit(void);
 unsigned int kc_tracepoints_count(void);
 void kc_tracepoint_status(unsigned int i, struct kc_probe_status *st);
 void kc_tracepoints_mem(struct kc_mem *mem);
+
+/*
+ * A tracepoint's hit, counted by its handler with preemption off: a plain
+ * per-CPU add (exit.h says why that is safe). @preemptible: whether the
+ * tracepoint leaves preemption on (compat.h).
+ */
+extern u64 __percpu *kc_tp_hits[KC_NR_TRACEPOINTS];
+
+static __always_inline void kc_tp_count_hit(enum kc_tp_id id)
+{
+	__this_cpu_inc(*kc_tp_hits[id]);
+}
+
+static __always_inline void kc_tp_hit(enum kc_tp_id id, bool preemptible)
+{
+	kc_tp_preempt_disable(preemptible);
+	kc_tp_count_hit(id);
+	kc_tp_preempt_enable(preemptible);
+}
+
+/* The handlers of the exit path's tracepoints (exit.c). */
+struct kernel_siginfo;
+struct k_sigaction;
+void kc_tp_signal_deliver(void *data, int sig, struct kernel_siginfo *info,
+			  struct k_sigaction *ka);
+kc_sched_process_exit_fn kc_tp_sched_process_exit;
+void kc_tp_sched_process_free(void *data, struct task_struct *p);
 
 /* Hits and misses are counted from the last reset. */
 void kc_kretprobes_reset(void);

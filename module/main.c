@@ -9,6 +9,7 @@
 #include <linux/stringify.h>
 #include <linux/sysfs.h>
 
+#include "kret.h"
 #include "kvmchurn.h"
 
 /*
@@ -293,7 +294,7 @@ static int __init kc_init(void)
 	err = kc_tracepoints_init();
 	if (err)
 		goto err_hist;
-	err = kc_kretprobes_init(maxactive, fprobes);
+	err = kc_kretprobes_init(kc_kret_hooks, maxactive, fprobes);
 	if (err)
 		goto err_tracepoints;
 	/* Last: a reader may look at everything set up before. */

@@ -23,8 +23,7 @@
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 
-#include "compat.h"
-#include "kvmchurn.h"
+#include "exit.h"
 
 #define KC_PAIR_WAYS		8
 #define KC_PAIR_MAX_AGE		(600ULL * NSEC_PER_SEC)
@@ -55,6 +54,22 @@ static inline struct kc_pair_bucket *kc_pair_bucket(u32 kind, u64 id)
 
 	/* hash_64() cannot give 0 bits: a one-bucket table has no hash. */
 	return &kc_buckets[kc_bucket_bits ? hash_64(h, kc_bucket_bits) : 0];
+}
+
+/*
+ * The bucket of (@kind, @id), or NULL when it cannot hold it: no entry of
+ * the kind is live, or the bucket is empty. Asked without the lock, before
+ * any lookup, since nearly every lookup of the exit path finds nothing.
+ */
+static __always_inline struct kc_pair_bucket *
+kc_pair_held(enum kc_pair_kind kind, u64 id)
+{
+	struct kc_pair_bucket *b;
+
+	if (kc_pair_none(kind))
+		return NULL;
+	b = kc_pair_bucket(kind + 1, id);
+	return READ_ONCE(b->used) ? b : NULL;
 }
 
 static struct kc_pair *kc_pair_find(struct kc_pair_bucket *b, u32 kind, u64 id)
@@ -144,18 +159,13 @@ enum kc_pair_result kc_pair_add(enum kc_pair_kind kind, u64 id, u64 ts,
  */
 bool kc_pair_get(enum kc_pair_kind kind, u64 id, enum kc_pair_op op, u64 *ts)
 {
-	struct kc_pair_bucket *b;
+	struct kc_pair_bucket *b = kc_pair_held(kind, id);
 	unsigned long flags;
 	struct kc_pair *e;
 	bool found;
 
-	if (kc_pair_none(kind))
+	if (!b)
 		return false;
-	/* Most of the others find an empty bucket. */
-	b = kc_pair_bucket(kind + 1, id);
-	if (!READ_ONCE(b->used))
-		return false;
-
 	raw_spin_lock_irqsave(&b->lock, flags);
 	e = kc_pair_find(b, kind + 1, id);
 	found = e && !(op == KC_PAIR_CLAIM && e->claimed);
@@ -205,14 +215,11 @@ void kc_pair_max(enum kc_pair_kind kind, u64 id, u64 ts, u64 val)
 /* Removes (@kind, @id) and gives its kc_pair_max() value. */
 bool kc_pair_take_max(enum kc_pair_kind kind, u64 id, u64 *val)
 {
-	struct kc_pair_bucket *b;
+	struct kc_pair_bucket *b = kc_pair_held(kind, id);
 	unsigned long flags;
 	struct kc_pair *e;
 
-	if (kc_pair_none(kind))
-		return false;
-	b = kc_pair_bucket(kind + 1, id);
-	if (!READ_ONCE(b->used))
+	if (!b)
 		return false;
 	raw_spin_lock_irqsave(&b->lock, flags);
 	e = kc_pair_find(b, kind + 1, id);
@@ -244,14 +251,11 @@ void kc_pair_inc(enum kc_pair_kind kind, u64 id, u64 ts)
  */
 bool kc_pair_dec(enum kc_pair_kind kind, u64 id)
 {
-	struct kc_pair_bucket *b;
+	struct kc_pair_bucket *b = kc_pair_held(kind, id);
 	unsigned long flags;
 	struct kc_pair *e;
 
-	if (kc_pair_none(kind))
-		return false;
-	b = kc_pair_bucket(kind + 1, id);
-	if (!READ_ONCE(b->used))
+	if (!b)
 		return false;
 	raw_spin_lock_irqsave(&b->lock, flags);
 	e = kc_pair_find(b, kind + 1, id);

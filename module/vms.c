@@ -24,8 +24,7 @@
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 
-#include "compat.h"
-#include "kvmchurn.h"
+#include "exit.h"
 
 #define KC_NONE	(-1)
 
@@ -98,15 +97,6 @@ static int kc_first_of(pid_t tgid)
 static int kc_next_of(int i)
 {
 	return kc_tgid_from(kc_slots[i].next_tgid, kc_slots[i].vm.tgid);
-}
-
-/*
- * Whether @tgid may have a live VM, without the lock. A process's VMs are
- * linked by the process itself, so its own probes never race with that.
- */
-static bool kc_may_have_vms(pid_t tgid)
-{
-	return !kc_vms_none_of(tgid);
 }
 
 static void kc_link(int i)
@@ -295,18 +285,29 @@ static void kc_vm_add(struct kc_vm *vm, enum kc_metric m, u64 value)
 	vm->count[m]++;
 }
 
-void kc_vm_stage_kvm(u64 kvm, enum kc_metric m, u64 value)
+/*
+ * The live record of @kvm, if any, gains stage @m's @value (none when @m
+ * is KC_NR_METRICS) and the flags @set.
+ */
+static void kc_vm_of_kvm(u64 kvm, enum kc_metric m, u64 value, u32 set)
 {
 	unsigned long flags;
 	int i;
 
-	if (!READ_ONCE(kc_vms_live))
+	if (kc_vms_none())
 		return;
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
 	i = kc_find_kvm(kvm);
-	if (i != KC_NONE)
+	if (i != KC_NONE && m < KC_NR_METRICS)
 		kc_vm_add(&kc_slots[i].vm, m, value);
+	if (i != KC_NONE)
+		kc_slots[i].vm.flags |= set;
 	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+void kc_vm_stage_kvm(u64 kvm, enum kc_metric m, u64 value)
+{
+	kc_vm_of_kvm(kvm, m, value, 0);
 }
 
 /*
@@ -319,7 +320,7 @@ static void kc_vm_stage_tgid_of(pid_t tgid, enum kc_metric m, u64 value,
 	unsigned long flags;
 	int i;
 
-	if (!kc_may_have_vms(tgid))
+	if (kc_vms_none_of(tgid))
 		return;
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
 	for (i = kc_first_of(tgid); i != KC_NONE; i = kc_next_of(i)) {
@@ -350,7 +351,7 @@ void kc_vm_stage_creator(pid_t pid, enum kc_metric m, u64 value)
 	unsigned long flags;
 	unsigned int i;
 
-	if (!READ_ONCE(kc_vms_live))
+	if (kc_vms_none())
 		return;
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
 	for (i = 0; i < kc_vms_p.live; i++) {
@@ -374,7 +375,7 @@ void kc_vm_created(pid_t tgid, bool ok)
 	unsigned long flags;
 	int i;
 
-	if (!kc_may_have_vms(tgid))
+	if (kc_vms_none_of(tgid))
 		return;
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
 	for (i = kc_first_of(tgid); i != KC_NONE; i = kc_next_of(i)) {
@@ -393,16 +394,7 @@ void kc_vm_created(pid_t tgid, bool ok)
 
 void kc_vm_destroyed(u64 kvm)
 {
-	unsigned long flags;
-	int i;
-
-	if (!READ_ONCE(kc_vms_live))
-		return;
-	raw_spin_lock_irqsave(&kc_vms_lock, flags);
-	i = kc_find_kvm(kvm);
-	if (i != KC_NONE)
-		kc_slots[i].vm.flags |= KC_VM_DESTROYED;
-	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+	kc_vm_of_kvm(kvm, KC_NR_METRICS, 0, KC_VM_DESTROYED);
 }
 
 /* The process is reaped (its exit_to_reap is in): its VMs are done. */
@@ -411,7 +403,7 @@ void kc_vm_reaped(pid_t tgid)
 	unsigned long flags;
 	int i, n;
 
-	if (!kc_may_have_vms(tgid))
+	if (kc_vms_none_of(tgid))
 		return;
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
 	for (i = kc_first_of(tgid); i != KC_NONE; i = n) {

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exit.c - a traced process's exit, from its fatal signal to its leader's
+ * free: signal_to_exit, exit_mmap, exit_files and exit_to_reap, and the
+ * signal, exit and reap counters. These handlers run for every exit on the
+ * host; exit.h has the path, its budget and the invariants they rely on.
+ */
+#include <linux/kprobes.h>
+#include <linux/sched/signal.h>
+#include <linux/tracepoint.h>
+#include <trace/events/sched.h>
+#include <trace/events/signal.h>
+
+#include "exit.h"
+#include "kret.h"
+
+KC_TP_TYPECHECK(signal_deliver, kc_tp_signal_deliver);
+KC_TP_TYPECHECK(sched_process_exit, kc_tp_sched_process_exit);
+KC_TP_TYPECHECK(sched_process_free, kc_tp_sched_process_free);
+
+/* The group is dying of a signal: its exit code's signal (WTERMSIG) is set. */
+static bool kc_group_killed(struct task_struct *t)
+{
+	return READ_ONCE(t->signal->group_exit_code) & 0x7f;
+}
+
+/*
+ * The first SIGTERM or SIGKILL delivered to a traced process starts
+ * signal_to_exit. A fatal signal reaches every thread as SIGKILL, and so
+ * does the process's own exit_group(): only a group that dies from a signal
+ * (group_exit_code holds its number) was signalled. A default-action SIGTERM
+ * is fatal, so it is seen, and counted, as SIGKILL.
+ */
+void kc_tp_signal_deliver(void *data, int sig, struct kernel_siginfo *info,
+			  struct k_sigaction *ka)
+{
+	kc_tp_hit(KC_TP_SIGNAL_DELIVER, KC_TP_PREEMPTIBLE);
+	if ((sig != SIGKILL && sig != SIGTERM) || !kc_traced())
+		return;
+	if (sig == SIGKILL && !kc_group_killed(current))
+		return;
+	if (kc_pair_add(KC_PAIR_SIGNAL, current->tgid, kc_now(), false) !=
+	    KC_PAIR_ADDED)
+		return;
+	kc_count(sig == SIGKILL ? KC_C_SIGKILL : KC_C_SIGTERM);
+}
+
+/*
+ * exit_mmap(mm) in a traced process that exits: its address space going away.
+ * An exec drops the old image's address space through exit_mmap() too, in a
+ * task that is not exiting; on 7.3 that task has its new comm by then, so a
+ * VMM started by exec (QEMU under a manager) counted it as a second teardown.
+ */
+static __always_inline bool kc_want_exit_mmap(struct kc_kret *k,
+					      struct kc_kret_data *d,
+					      struct pt_regs *regs)
+{
+	return (current->flags & PF_EXITING) && kc_traced_exiting();
+}
+
+/*
+ * exit_files(tsk) in a traced process: current is the exiting task (or,
+ * when a fork fails, its parent, which kc_filter_exiting() also answers).
+ */
+static __always_inline bool kc_want_exit_files(struct kc_kret *k,
+					       struct kc_kret_data *d,
+					       struct pt_regs *regs)
+{
+	return kc_traced_exiting();
+}
+
+/*
+ * exit_files(tsk) runs in every exiting thread; only the one that drops the
+ * last reference to the shared fd table closes the files, and which one that
+ * is cannot be told at entry without a race. So each thread's time is kept
+ * in the pairing table, by process, and the longest is recorded when the
+ * leader is freed: one value a process.
+ */
+static bool kc_done_exit_files(struct kc_kret *k, struct kc_kret_data *d,
+			       struct pt_regs *regs, u64 value)
+{
+	kc_pair_max(KC_PAIR_FILES, current->tgid, d->start, value);
+	return false;
+}
+
+/*
+ * The entries of exit_mmap and exit_files: their own, which know their
+ * probe and call their hook without an indirect call; and fprobe's where
+ * the kernel has it, which does not trap.
+ */
+static int kc_exit_mmap_entry(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	return kc_kret_enter(&kc_krets[KC_KRET_EXIT_MMAP],
+			     (struct kc_kret_data *)ri->data, regs,
+			     kc_want_exit_mmap);
+}
+
+NOKPROBE_SYMBOL(kc_exit_mmap_entry);
+
+static int kc_exit_files_entry(struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	return kc_kret_enter(&kc_krets[KC_KRET_EXIT_FILES],
+			     (struct kc_kret_data *)ri->data, regs,
+			     kc_want_exit_files);
+}
+
+NOKPROBE_SYMBOL(kc_exit_files_entry);
+
+static int kc_exit_mmap_fentry(KC_FPROBE_ARGS)
+{
+	return kc_kret_enter(&kc_krets[KC_KRET_EXIT_MMAP], data, NULL,
+			     kc_want_exit_mmap);
+}
+
+static int kc_exit_files_fentry(KC_FPROBE_ARGS)
+{
+	return kc_kret_enter(&kc_krets[KC_KRET_EXIT_FILES], data, NULL,
+			     kc_want_exit_files);
+}
+
+const struct kc_kret_ops kc_exit_mmap_hooks = {
+	.want = kc_want_exit_mmap,
+	.entry = kc_exit_mmap_entry,
+	.fentry = kc_exit_mmap_fentry,
+};
+
+const struct kc_kret_ops kc_exit_files_hooks = {
+	.want = kc_want_exit_files,
+	.done = kc_done_exit_files,
+	.entry = kc_exit_files_entry,
+	.fentry = kc_exit_files_fentry,
+};
+
+/*
+ * A traced leader starts to exit: counted, its signal_to_exit ends, and when
+ * it started to exit is kept, by pid, until it is freed.
+ */
+static noinline void kc_leader_exits(void)
+{
+	struct task_struct *p = current;
+	u64 now = kc_now(), start;
+
+	kc_count(KC_C_EXIT);
+	/* The signal entry stays until the free, so later threads are not first. */
+	if (kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_CLAIM, &start))
+		kc_record(KC_M_SIGNAL_TO_EXIT,
+			  kc_to_unit(now > start ? now - start : 0),
+			  KC_VM_BY_TGID, p->tgid);
+	kc_pair_add(KC_PAIR_EXIT, p->pid, now, true);
+}
+
+/*
+ * Runs in every exiting task on the host, with p current (do_exit()): the
+ * filter's answer is kept for exit_files, which asks next. The hit and the
+ * memo share one stretch with preemption off. The work takes current, so
+ * that this path keeps nothing across the memo.
+ */
+void kc_tp_sched_process_exit(KC_SCHED_PROCESS_EXIT_PROTO)
+{
+	bool traced;
+
+	kc_tp_preempt_disable(KC_TP_PREEMPTIBLE);
+	kc_tp_count_hit(KC_TP_SCHED_PROCESS_EXIT);
+	traced = thread_group_leader(p) && kc_traced_exiting();
+	kc_tp_preempt_enable(KC_TP_PREEMPTIBLE);
+	if (traced)
+		kc_leader_exits();
+}
+
+/*
+ * What a freed leader's process held ends: its signal entry, its threads'
+ * longest exit_files, its exit_to_reap, its VMs' records.
+ */
+static noinline void kc_leader_freed(struct task_struct *p)
+{
+	u64 start, v;
+
+	kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_TAKE, NULL);
+	if (kc_pair_take_max(KC_PAIR_FILES, p->tgid, &v) &&
+	    READ_ONCE(kc_enabled))
+		kc_record(KC_M_EXIT_FILES, v, KC_VM_BY_TGID, p->tgid);
+	if (kc_pair_get(KC_PAIR_EXIT, p->pid, KC_PAIR_TAKE, &start) &&
+	    READ_ONCE(kc_enabled)) {
+		kc_count(KC_C_REAP);
+		kc_record(KC_M_EXIT_TO_REAP, kc_to_unit(kc_since(start)),
+			  KC_VM_BY_TGID, p->tgid);
+	}
+	kc_vm_reaped(p->tgid);
+}
+
+/*
+ * Runs from an RCU callback for every task on the host: keep it short. Only
+ * a leader's free ends anything (an exit entry is a leader's, by its pid),
+ * and the leader goes last: its threads have all been through exit_files,
+ * and its VMs' records are complete.
+ */
+void kc_tp_sched_process_free(void *data, struct task_struct *p)
+{
+	kc_tp_hit(KC_TP_SCHED_PROCESS_FREE, KC_TP_PREEMPTIBLE_BH);
+	if (p->pid == p->tgid && kc_leader_may_hold(p->tgid))
+		kc_leader_freed(p);
+}
