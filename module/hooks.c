@@ -14,16 +14,6 @@
 #include "exit.h"
 #include "kret.h"
 
-/*
- * Work on a VM done in a task that is not its process's (a kworker, or
- * whichever puts its last reference): traced while recording is on if the
- * filter is "*" or the VM was @marked as a traced process's.
- */
-static bool kc_traced_vm(bool marked)
-{
-	return READ_ONCE(kc_enabled) && (marked || kc_filter_all());
-}
-
 /* The default: a call of a traced process, to its VMs' records. */
 static bool kc_want_traced(struct kc_kret *k, struct kc_kret_data *d,
 			   struct pt_regs *regs)
@@ -147,11 +137,15 @@ static bool kc_done_register(struct kc_kret *k, struct kc_kret_data *d,
 static bool kc_want_unregister(struct kc_kret *k, struct kc_kret_data *d,
 			       struct pt_regs *regs)
 {
-	struct kvm *kvm = kc_consumer_kvm(regs);
+	struct kvm *kvm;
 
+	if (!READ_ONCE(kc_enabled))
+		return false;
+	kvm = kc_consumer_kvm(regs);
 	kc_for_vm(d, kvm);
-	return kc_traced_vm(kc_pair_get(KC_PAIR_VM, (unsigned long)kvm,
-					KC_PAIR_PEEK, NULL));
+	/* the mark is looked up only when the filter does not answer */
+	return kc_filter_all() ||
+	       kc_pair_get(KC_PAIR_VM, (unsigned long)kvm, KC_PAIR_PEEK, NULL);
 }
 
 static bool kc_done_unregister(struct kc_kret *k, struct kc_kret_data *d,
@@ -322,7 +316,7 @@ static bool kc_done_uevent_destroy(struct kc_kret *k, struct kc_kret_data *d,
 {
 	bool marked = d->vm && kc_pair_dec(KC_PAIR_UEVENT, d->vm);
 
-	return kc_traced_vm(marked);
+	return READ_ONCE(kc_enabled) && (marked || kc_filter_all());
 }
 
 /*

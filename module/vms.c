@@ -298,10 +298,11 @@ static void kc_vm_of_kvm(u64 kvm, enum kc_metric m, u64 value, u32 set)
 		return;
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
 	i = kc_find_kvm(kvm);
-	if (i != KC_NONE && m < KC_NR_METRICS)
-		kc_vm_add(&kc_slots[i].vm, m, value);
-	if (i != KC_NONE)
+	if (i != KC_NONE) {
+		if (m < KC_NR_METRICS)
+			kc_vm_add(&kc_slots[i].vm, m, value);
 		kc_slots[i].vm.flags |= set;
+	}
 	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
 }
 
