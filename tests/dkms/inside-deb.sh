@@ -176,6 +176,18 @@ conf() {
 journal_of() {
 	journalctl --no-pager -o cat -p "$2" "_SYSTEMD_INVOCATION_ID=$(systemctl show -P InvocationID "$1")"
 }
+# journal_has UNIT PRIOS REGEX: wait until UNIT's last run has a line matching REGEX at PRIOS.
+# journald reads a unit's stderr stream on its own time, and before systemd 256
+# `journalctl --sync` does not drain the streams: the unit can have failed and
+# systemctl returned while its line is still in the socket (a red CI run saw that).
+# (plain sh: the checks run it under sh -c)
+journal_has() {
+	n=300
+	until journal_of "$1" "$2" | grep -qE "$3"; do
+		[ $((n -= 1)) -gt 0 ] || return 1
+		sleep 0.2
+	done
+}
 # metrics: what node_exporter serves on the loopback
 metrics() {
 	python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen("http://127.0.0.1:9100/metrics", timeout=10).read().decode())'
@@ -224,8 +236,9 @@ service() {
 	check "systemctl start kvmchurn-export.service, no module: succeeds" systemctl start kvmchurn-export.service
 	check "its textfile: kvmchurn_up 0 alone" sh -c "cat $tf; [ \"\$(cat $tf)\" = \"$up0\" ]"
 	check "the journal: one line, at warning, that says why and what was written" sh -c \
-		"$(declare -f journal_of); journal_of kvmchurn-export.service 4..4 | tee /tmp/j; n=\$(wc -l </tmp/j);
-		[ \$n = 1 ] && grep -qE '^kvmchurn export: .*/run/kvmchurn-no-module.*; $tf now says kvmchurn_up 0\$' /tmp/j &&
+		"$(declare -f journal_of journal_has); re='^kvmchurn export: .*/run/kvmchurn-no-module.*; $tf now says kvmchurn_up 0\$';
+		journal_has kvmchurn-export.service 4..4 \"\$re\"; journal_of kvmchurn-export.service 4..4 | tee /tmp/j;
+		[ \$(wc -l </tmp/j) = 1 ] && grep -qE \"\$re\" /tmp/j &&
 		[ -z \"\$(journal_of kvmchurn-export.service 3..3)\" ]"
 	check "systemctl is-failed kvmchurn-export.service: no" sh -c '! systemctl is-failed kvmchurn-export.service'
 	check "node_exporter serves kvmchurn_up 0 and no kvmchurn histogram" sh -c \
@@ -239,8 +252,9 @@ service() {
 	check "systemctl is-failed kvmchurn-export.service: yes, status 2" sh -c \
 		'systemctl is-failed kvmchurn-export.service && [ "$(systemctl show -P ExecMainStatus kvmchurn-export.service)" = 2 ]'
 	check "the journal: one line, at error, that names the raw version" sh -c \
-		"$(declare -f journal_of); journal_of kvmchurn-export.service 3..3 | tee /tmp/j;
-		[ \$(wc -l </tmp/j) = 1 ] && grep -q 'version 2 of the raw format.*now says kvmchurn_up 0\$' /tmp/j"
+		"$(declare -f journal_of journal_has); re='version 2 of the raw format.*now says kvmchurn_up 0\$';
+		journal_has kvmchurn-export.service 3..3 \"\$re\"; journal_of kvmchurn-export.service 3..3 | tee /tmp/j;
+		[ \$(wc -l </tmp/j) = 1 ] && grep -qE \"\$re\" /tmp/j"
 	check "its textfile: kvmchurn_up 0 alone" sh -c "[ \"\$(cat $tf)\" = \"$up0\" ]"
 
 	# the interval, changed as the unit's comment says (systemctl edit writes this drop-in)
