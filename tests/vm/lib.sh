@@ -34,8 +34,10 @@ KC_CORE_SCENARIOS="00-* 10-* 30-* 90-* 95-*"
 # vm tier's that runs module code the others do not. Not 20-load-modes and 35-backing
 # (the client's end modes and the guest's backings take 30-metrics' probe paths again)
 # nor 60-control (its writes are 74-fault-fuzz-controls', 95's and 68-lockdown's, its
-# rmmod under load 70-fault-insmod-loop's): a VM is ten times as slow there.
-KC_DEBUG_SCENARIOS="0* 10-* 30-* 4* 5* 62-* 65-* 68-* 7* 8* 9*"
+# rmmod under load 70-fault-insmod-loop's), nor 55-teardown (every traced VM's teardown
+# is partitioned, in 10's and 30's churns too; 55 times it against tracefs, in a boot of
+# its own): a VM is ten times as slow there.
+KC_DEBUG_SCENARIOS="0* 10-* 30-* 4* 50-* 62-* 65-* 68-* 7* 8* 9*"
 # The debug kernel we build ourselves (tests/debug): asked for by name, never by default.
 # KVMCHURN_DEBUG_ID=x86_64-debug-rt: the same with PREEMPT_RT (make check-debug-rt).
 KC_DEBUG_ID=${KVMCHURN_DEBUG_ID:-x86_64-debug}
@@ -301,9 +303,8 @@ kc_load_env() {
 	. "$f"
 }
 
-# kc_build_dir ID TIER: set KC_BUILD_DIR, the per-kernel build folder of TIER, and copy
-# the source tree into it afresh.
-kc_build_dir() {
+# kc_build_path ID TIER: set KC_BUILD_DIR, the per-kernel build folder of TIER, as it is.
+kc_build_path() {
 	local id=$1 tier=$2
 	kc_load_env "$id" || return 1
 	if [[ -n $KC_CHROOT ]]; then
@@ -311,6 +312,12 @@ kc_build_dir() {
 	else
 		KC_BUILD_DIR=$KVMCHURN_CACHE/build/$tier/$id
 	fi
+}
+
+# kc_build_dir ID TIER: set KC_BUILD_DIR, the per-kernel build folder of TIER, and copy
+# the source tree into it afresh.
+kc_build_dir() {
+	kc_build_path "$1" "$2" || return 1
 	# shellcheck disable=SC2086 # a list of items
 	kc_copy_tree "$KC_BUILD_DIR" $KC_TREE_ITEMS
 }
@@ -366,9 +373,7 @@ kc_build() {
 	if [[ $target == module ]]; then
 		kc_build_dir "$id" "$tier" || return 1
 	else
-		kc_load_env "$id" || return 1
-		KC_BUILD_DIR=${KC_CHROOT:+$KC_CHROOT$inner}
-		KC_BUILD_DIR=${KC_BUILD_DIR:-$KVMCHURN_CACHE/build/$tier/$id}
+		kc_build_path "$id" "$tier" || return 1
 	fi
 	local args=(-j"$(nproc)" "$target") kmod=0
 	# the targets that build kernel modules (Makefile): against the kernel's headers

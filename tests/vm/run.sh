@@ -17,10 +17,11 @@
 # KVMCHURN_METRICS_VMS (VMs of 10-module-churn's load and each of 30-metrics', default 40:
 # the debug tier's 8),
 # KVMCHURN_OUT (where the handed-back files and verdicts go, default $KVMCHURN_CACHE/out),
-# KVMCHURN_ICOUNT (QEMU's -icount shift: the guest clock counts instructions, one vCPU thread;
-# make bench), KVMCHURN_VM_MEM (the guest's memory in MiB instead of the kernel's -m:
-# make bench-backing), KVMCHURN_VM_SMP (QEMU's -smp instead of the kernel's, CPUS or
-# CPUS,maxcpus=N: hotpluggable CPUs that the guest counts as possible; make bench),
+# KVMCHURN_ICOUNT (QEMU's -icount shift: the guest clock counts instructions, one vCPU
+# thread; make bench, the icount boot below), KVMCHURN_VM_MEM (the guest's memory in MiB
+# instead of the kernel's -m: make bench-backing), KVMCHURN_VM_SMP (QEMU's -smp instead
+# of the kernel's, CPUS or CPUS,maxcpus=N: hotpluggable CPUs that the guest counts as
+# possible; make bench),
 # KVMCHURN_QEMU_ARGS (more of QEMU's arguments, space-separated: make bench-count's
 # -plugin), KVMCHURN_DISK (a root image, vmm.sh's kc_root_image, as the guest's
 # read-only virtio disk, with the modules that mount it: make bench's bpftrace),
@@ -28,6 +29,13 @@
 # scenarios with a "# boot: ARGS" line that says exactly these run (one line a boot), and ARGS is added to the
 # kernel's command line; without it, those scenarios are left out: the debug tier's
 # lockdown=integrity boot).
+# A scenario with a "# clock: icount" line (55-teardown: a host that stalls the TCG vCPU
+# must not move the guest's clocks) runs only with KVMCHURN_ICOUNT. Unless it is set, a
+# kernel whose scenarios include such ones boots a second time after the first, with
+# KVMCHURN_ICOUNT=0 and only those (the same module; files and verdict in
+# $KVMCHURN_OUT/icount/<id>, so the first boot's stay; a verdict line of its own, "(the
+# icount boot: ...)"); the kernel passes only if both boots did. Not every boot: with one
+# TCG thread the vCPUs never run at once, which the other scenarios want.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -75,7 +83,8 @@ kc_scenario_globs() {
 
 # kc_scenarios ID: the scenario files for ID (paths), after KVMCHURN_SCENARIOS, of this
 # boot (those with a "# boot: ARGS" line only when KVMCHURN_BOOT is ARGS, the others only
-# without it).
+# without it; those with a "# clock: icount" line only when KVMCHURN_ICOUNT is set, and
+# in kc_vm_kernel's icount boot, KC_ICOUNT_BOOT=1, only they).
 kc_scenarios() {
 	local f n g globs=()
 	# read, not word-split: a glob such as "*" must not expand against the current folder
@@ -90,6 +99,12 @@ kc_scenarios() {
 			grep -qxF "# boot: $KVMCHURN_BOOT" "$f" || continue
 		else
 			! grep -q '^# boot: ' "$f" || continue
+		fi
+		# "# clock: icount": only where the guest's clocks count instructions
+		if grep -qxF '# clock: icount' "$f"; then
+			[[ -n ${KVMCHURN_ICOUNT:-} ]] || continue
+		else
+			[[ -z ${KC_ICOUNT_BOOT:-} ]] || continue
 		fi
 		((${#globs[@]})) || { echo "$f"; continue; }
 		for g in "${globs[@]}"; do
@@ -277,6 +292,8 @@ kc_vm_one() {
 			echo "FAIL $id $KC_KREL: no $KVMCHURN_MODULE_DIR/$id/kvmchurn.ko"
 			return "$KC_FAIL"
 		fi
+	elif [[ -n ${KC_VM_BUILT:-} ]] && kc_build_path "$id" vm && [[ -f $KC_BUILD_DIR/kvmchurn.ko ]]; then
+		: # kc_vm_kernel's icount boot: the module its first boot built, not built again
 	elif ! kc_build "$id" vm "$blog" module || [[ ! -f $KC_BUILD_DIR/kvmchurn.ko ]]; then
 		tail -n 20 "$blog" | sed 's/^/    /'
 		echo "FAIL $id $KC_KREL: module build failed (log: $blog)"
@@ -335,7 +352,10 @@ kc_vm_one() {
 		append+=" $KVMCHURN_BOOT"
 		from+=" (booted with $KVMCHURN_BOOT)"
 	fi
-	kc_log "$id: built and packed ($((SECONDS - t0)) s), booting $KC_KREL on $KC_QEMU_SAYS${KVMCHURN_BOOT:+, with $KVMCHURN_BOOT}"
+	[[ -z ${KC_ICOUNT_BOOT:-} ]] || from+=" (the icount boot: -icount shift=$KVMCHURN_ICOUNT)"
+	kc_log "$id: built and packed ($((SECONDS - t0)) s), booting $KC_KREL on $KC_QEMU_SAYS${KVMCHURN_BOOT:+, with $KVMCHURN_BOOT}${KVMCHURN_ICOUNT:+, -icount shift=$KVMCHURN_ICOUNT}"
+	# for kc_vm_kernel: this one got as far as a boot
+	[[ -z ${KC_VM_BOOTED:-} ]] || : >"$KC_VM_BOOTED"
 
 	kc_vm_boot "$id" "$initrd" "$append" "${qemu[@]}"
 	if [[ $(cat "$KC_BOOT_LOG.deadline" 2>/dev/null) == "$KC_EARLY_HANG"* ]]; then
@@ -414,7 +434,7 @@ kc_vm_one() {
 			[[ $snok == 0 && $src == 0 ]] && line=PASS || line=FAIL
 			echo "    $line $scen: $sok ok, $snok not ok ($scpus CPUs, $ssecs s)"
 		done
-		local klog="kernel log${KVMCHURN_BOOT:+ ($KVMCHURN_BOOT)}"
+		local klog="kernel log${KVMCHURN_BOOT:+ ($KVMCHURN_BOOT)}${KC_ICOUNT_BOOT:+ (icount)}"
 		if [[ -n $bad ]]; then
 			echo "    FAIL $klog: $(grep -oE "$badre" <<<"$bad" | head -n1)"
 		elif [[ $qrc != 0 ]]; then
@@ -426,8 +446,9 @@ kc_vm_one() {
 	local kunit depth
 	kunit=$(sed -n 's/^kunit //p' <<<"$judged" | tail -n1)
 	# which scenarios ran: "all", or their numbers where make check's depth left some out
+	# (and always in the icount boot, which runs a few)
 	depth=all
-	[[ -z $(kc_scenario_globs "$id") ]] ||
+	[[ -z $(kc_scenario_globs "$id") && -z ${KC_ICOUNT_BOOT:-} ]] ||
 		depth=$(kc_scenarios "$id" | sed 's|.*/||; s|-.*||' | sort | paste -sd ' ')
 	# the verdict stays with the files handed back (tests/vm/compatibility.sh reads it);
 	# not a bench's, which runs no test scenario
@@ -448,4 +469,41 @@ kc_vm_one() {
 	return "$KC_FAIL"
 }
 
-kc_run_tier kc_vm_one "$@"
+# kc_vm_kernel ID: kc_vm_one's boots of ID. Its scenarios with a "# clock: icount" line
+# (kc_scenarios) need a guest clock that counts instructions: unless KVMCHURN_ICOUNT is
+# set (then one boot runs them all), they run in a second boot of their own, with
+# KVMCHURN_ICOUNT=0, the module of the first, their files in $KC_OUT/icount/ID (the
+# first boot's $KC_OUT/ID and verdict stay) and a verdict line of their own. Passed
+# only if each boot passed; a harness error of either is the status, and a first boot
+# that failed before booting (a build) is the only one.
+kc_vm_kernel() {
+	local id=$1 rc=0 rc2=0 built='' booted=$KVMCHURN_CACHE/logs/$1.booted
+	if [[ -n ${KVMCHURN_ICOUNT:-} || -z $(KC_ICOUNT_BOOT=1 KVMCHURN_ICOUNT=0 kc_scenarios "$id") ]]; then
+		kc_vm_one "$id"
+		return
+	fi
+	# the first boot, unless the scenarios asked for are all of the icount boot
+	if [[ -n $(kc_scenarios "$id") ]]; then
+		rm -f "$booted"
+		set +e
+		(set -e; KC_VM_BOOTED=$booted; kc_vm_one "$id")
+		rc=$?
+		set -e
+		[[ $rc == 0 || $rc == "$KC_FAIL" ]] || return "$rc"
+		[[ -e $booted ]] || return "$rc"
+		rm -f "$booted"
+		built=1
+	fi
+	set +e
+	(
+		set -e
+		KC_OUT=$KC_OUT/icount KVMCHURN_ICOUNT=0 KC_ICOUNT_BOOT=1 KC_VM_BUILT=$built
+		kc_vm_one "$id"
+	)
+	rc2=$?
+	set -e
+	[[ $rc2 == 0 || $rc2 == "$KC_FAIL" ]] || return "$rc2"
+	((rc == 0 && rc2 == 0)) || return "$KC_FAIL"
+}
+
+kc_run_tier kc_vm_kernel "$@"
