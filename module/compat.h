@@ -17,6 +17,7 @@
 #include <linux/cpumask.h>
 #include <linux/errno.h>
 #include <linux/log2.h>
+#include <linux/sched.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -64,6 +65,20 @@ static __always_inline void kc_tp_preempt_enable(bool preemptible)
 {
 	if (preemptible)
 		preempt_enable_notrace();
+}
+
+/*
+ * How long @t has waited on a run queue so far, in ns: sched_info, which
+ * the scheduler brings up to date each time the task gets a CPU. 0 without
+ * CONFIG_SCHED_INFO (Debian's kernels and the debug kernel have it).
+ */
+static inline u64 kc_run_delay(const struct task_struct *t)
+{
+#ifdef CONFIG_SCHED_INFO
+	return READ_ONCE(t->sched_info.run_delay);
+#else
+	return 0;
+#endif
 }
 
 /* 7.1 swapped order and gfp_flags and added the memcg to the vmscan events. */

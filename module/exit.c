@@ -5,6 +5,7 @@
  * signal, exit and reap counters. These handlers run for every exit on the
  * host; exit.h has the path, its budget and the invariants they rely on.
  */
+#include <linux/fdtable.h>
 #include <linux/kprobes.h>
 #include <linux/sched/signal.h>
 #include <linux/tracepoint.h>
@@ -17,6 +18,7 @@
 KC_TP_TYPECHECK(signal_deliver, kc_tp_signal_deliver);
 KC_TP_TYPECHECK(sched_process_exit, kc_tp_sched_process_exit);
 KC_TP_TYPECHECK(sched_process_free, kc_tp_sched_process_free);
+KC_TP_TYPECHECK(signal_generate, kc_tp_signal_generate);
 
 /* The group is dying of a signal: its exit code's signal (WTERMSIG) is set. */
 static bool kc_group_killed(struct task_struct *t)
@@ -34,15 +36,24 @@ static bool kc_group_killed(struct task_struct *t)
 void kc_tp_signal_deliver(void *data, int sig, struct kernel_siginfo *info,
 			  struct k_sigaction *ka)
 {
+	u64 now;
+
 	kc_tp_hit(KC_TP_SIGNAL_DELIVER, KC_TP_PREEMPTIBLE);
 	if ((sig != SIGKILL && sig != SIGTERM) || !kc_traced())
 		return;
 	if (sig == SIGKILL && !kc_group_killed(current))
 		return;
-	if (kc_pair_add(KC_PAIR_SIGNAL, current->tgid, kc_now(), false) !=
-	    KC_PAIR_ADDED)
-		return;
-	kc_count(sig == SIGKILL ? KC_C_SIGKILL : KC_C_SIGTERM);
+	now = kc_now();
+	if (kc_pair_add(KC_PAIR_SIGNAL, current->tgid, now, false) ==
+	    KC_PAIR_ADDED) {
+		kc_count(sig == SIGKILL ? KC_C_SIGKILL : KC_C_SIGTERM);
+		kc_vm_td_event(current->tgid, KC_TD_SIGNALLED,
+			       kc_to_unit(now), 0);
+	}
+	/* Each thread takes the group's SIGKILL itself: the leader runs. */
+	if (thread_group_leader(current))
+		kc_vm_td_event(current->tgid, KC_TD_LEADER_RUNS,
+			       kc_to_unit(now), kc_to_unit(kc_run_delay(current)));
 }
 
 /*
@@ -55,31 +66,69 @@ static __always_inline bool kc_want_exit_mmap(struct kc_kret *k,
 					      struct kc_kret_data *d,
 					      struct pt_regs *regs)
 {
-	return (current->flags & PF_EXITING) && kc_traced_exiting();
+	if (!(current->flags & PF_EXITING) || !kc_traced_exiting())
+		return false;
+	kc_vm_td_interval(KC_VM_BY_TGID, current->tgid,
+			  KC_TD_PART(KC_M_TD_EXIT_MMAP), true, kc_now_unit());
+	return true;
+}
+
+static bool kc_done_exit_mmap(struct kc_kret *k, struct kc_kret_data *d,
+			      struct pt_regs *regs, u64 value)
+{
+	kc_vm_td_interval(KC_VM_BY_TGID, current->tgid,
+			  KC_TD_PART(KC_M_TD_EXIT_MMAP), false, kc_now_unit());
+	return true;
 }
 
 /*
  * exit_files(tsk) in a traced process: current is the exiting task (or,
  * when a fork fails, its parent, which kc_filter_exiting() also answers).
+ * Only the thread that drops the last reference to the fd table closes the
+ * files (close_files(), inlined everywhere): a count of one at entry says
+ * this call is that thread's. A thread that drops its reference between
+ * another's entry and its own leaves none told: the longest stands for it.
  */
 static __always_inline bool kc_want_exit_files(struct kc_kret *k,
 					       struct kc_kret_data *d,
 					       struct pt_regs *regs)
 {
-	return kc_traced_exiting();
+	struct files_struct *files;
+
+	if (!kc_traced_exiting())
+		return false;
+	files = current->files;
+	d->timed = files && atomic_read(&files->count) == 1;
+	kc_vm_td_interval(KC_VM_BY_TGID, current->tgid,
+			  KC_TD_PART(KC_M_TD_EXIT_FILES), true, kc_now_unit());
+	return true;
 }
 
+/* A kept exit_files time that is the closing thread's: it wins the max. */
+#define KC_FILES_CLOSED	BIT_ULL(63)
+
 /*
- * exit_files(tsk) runs in every exiting thread; only the one that drops the
- * last reference to the shared fd table closes the files, and which one that
- * is cannot be told at entry without a race. So each thread's time is kept
- * in the pairing table, by process, and the longest is recorded when the
- * leader is freed: one value a process.
+ * exit_files(tsk) runs in every exiting thread: each thread's time is kept
+ * in the pairing table, by process, the closing thread's marked so that it
+ * is the one recorded when the leader is freed (else the longest): one
+ * value a process.
  */
 static bool kc_done_exit_files(struct kc_kret *k, struct kc_kret_data *d,
 			       struct pt_regs *regs, u64 value)
 {
-	kc_pair_max(KC_PAIR_FILES, current->tgid, d->start, value);
+	u64 now = kc_now_unit();
+
+	kc_pair_max(KC_PAIR_FILES, current->tgid, d->start,
+		    min(value, KC_FILES_CLOSED - 1) |
+		    (d->timed ? KC_FILES_CLOSED : 0));
+	kc_vm_td_interval(KC_VM_BY_TGID, current->tgid,
+			  KC_TD_PART(KC_M_TD_EXIT_FILES), false, now);
+	/* The files it closed are put by its task work, which runs next. */
+	if (d->timed)
+		kc_vm_td_closed(current, now);
+	/* The leader is done but for its task work: the others are waited for. */
+	if (thread_group_leader(current))
+		kc_vm_td_event(current->tgid, KC_TD_LEADER_DONE, now, 0);
 	return false;
 }
 
@@ -122,6 +171,7 @@ static int kc_exit_files_fentry(KC_FPROBE_ARGS)
 
 const struct kc_kret_ops kc_exit_mmap_hooks = {
 	.want = kc_want_exit_mmap,
+	.done = kc_done_exit_mmap,
 	.entry = kc_exit_mmap_entry,
 	.fentry = kc_exit_mmap_fentry,
 };
@@ -131,6 +181,45 @@ const struct kc_kret_ops kc_exit_files_hooks = {
 	.done = kc_done_exit_files,
 	.entry = kc_exit_files_entry,
 	.fentry = kc_exit_files_fentry,
+};
+
+/*
+ * A task is released (release_task(), which calls this first for each task
+ * it releases, the leader it zaps too): a leader's release is its reap.
+ * exit_to_reaped ends, and the teardown's wait for the RCU grace period
+ * begins. Another thread is released by itself at the end of its exit,
+ * which ends its task work if it closed the files. Not timed.
+ */
+static bool kc_want_task_release(struct kc_kret *k, struct kc_kret_data *d,
+				 struct pt_regs *regs)
+{
+	struct task_struct *p =
+		(struct task_struct *)regs_get_kernel_argument(regs, 0);
+	u64 now, start;
+
+	/*
+	 * A traced leader's exit is kept until its free, and its threads exit
+	 * after it began to: none kept, none of theirs.
+	 */
+	if (kc_pair_none(KC_PAIR_EXIT))
+		return false;
+	if (p->pid != p->tgid) {
+		if (!kc_vms_none_of(p->tgid))
+			kc_vm_td_released(p, kc_now_unit());
+		return false;
+	}
+	now = kc_now();
+	if (kc_pair_get(KC_PAIR_EXIT, p->pid, KC_PAIR_PEEK, &start) &&
+	    READ_ONCE(kc_enabled))
+		kc_record(KC_M_EXIT_TO_REAPED,
+			  kc_to_unit(now > start ? now - start : 0),
+			  KC_VM_BY_TGID, p->tgid);
+	kc_vm_td_event(p->tgid, KC_TD_REAPED, kc_to_unit(now), 0);
+	return false;
+}
+
+const struct kc_kret_ops kc_task_release_hooks = {
+	.want = kc_want_task_release,
 };
 
 /*
@@ -149,6 +238,8 @@ static noinline void kc_leader_exits(void)
 			  kc_to_unit(now > start ? now - start : 0),
 			  KC_VM_BY_TGID, p->tgid);
 	kc_pair_add(KC_PAIR_EXIT, p->pid, now, true);
+	kc_vm_td_event(p->tgid, KC_TD_EXITS, kc_to_unit(now),
+		       kc_to_unit(kc_run_delay(p)));
 }
 
 /*
@@ -175,19 +266,53 @@ void kc_tp_sched_process_exit(KC_SCHED_PROCESS_EXIT_PROTO)
  */
 static noinline void kc_leader_freed(struct task_struct *p)
 {
-	u64 start, v;
+	struct kc_td_result td;
+	u64 now = kc_now(), start, v;
+	unsigned int i;
 
 	kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_TAKE, NULL);
 	if (kc_pair_take_max(KC_PAIR_FILES, p->tgid, &v) &&
 	    READ_ONCE(kc_enabled))
-		kc_record(KC_M_EXIT_FILES, v, KC_VM_BY_TGID, p->tgid);
+		kc_record(KC_M_EXIT_FILES, v & ~KC_FILES_CLOSED, KC_VM_BY_TGID,
+			  p->tgid);
 	if (kc_pair_get(KC_PAIR_EXIT, p->pid, KC_PAIR_TAKE, &start) &&
 	    READ_ONCE(kc_enabled)) {
 		kc_count(KC_C_REAP);
-		kc_record(KC_M_EXIT_TO_REAP, kc_to_unit(kc_since(start)),
+		kc_record(KC_M_EXIT_TO_REAP,
+			  kc_to_unit(now > start ? now - start : 0),
 			  KC_VM_BY_TGID, p->tgid);
 	}
-	kc_vm_reaped(p->tgid);
+	/* The teardown ends where exit_to_reap does. */
+	kc_vm_freed(p->tgid, kc_to_unit(now), &td);
+	if (!td.valid || !READ_ONCE(kc_enabled))
+		return;
+	/* One value a process, as exit_to_reap: its VMs' records have it. */
+	kc_hist_record(KC_M_TEARDOWN, td.window);
+	for (i = 0; i < KC_NR_TD_PARTS; i++)
+		kc_hist_record(KC_TD_METRIC(i), td.part[i]);
+	kc_vm_accounted(td.window, td.part[KC_TD_PART(KC_M_TD_OTHER)]);
+}
+
+/*
+ * The leader's parent is sent its exit signal, by the leader itself or by
+ * the last thread to go (do_notify_parent()): the process is a zombie that
+ * waits for its reap. Runs for every signal on the host: asked in the order
+ * that lets nearly all go at once.
+ */
+void kc_tp_signal_generate(void *data, int sig, struct kernel_siginfo *info,
+			   struct task_struct *task, int group, int result)
+{
+	struct task_struct *leader;
+
+	kc_tp_hit(KC_TP_SIGNAL_GENERATE, KC_TP_PREEMPTIBLE);
+	/* Its leader's exit is kept: with none kept, nothing is notified. */
+	if (kc_pair_none(KC_PAIR_EXIT) || !(current->flags & PF_EXITING) ||
+	    kc_vms_none_of(current->tgid))
+		return;
+	leader = current->group_leader;
+	if (sig == READ_ONCE(leader->exit_signal) &&
+	    task == rcu_access_pointer(leader->parent))
+		kc_vm_td_event(current->tgid, KC_TD_NOTIFIED, kc_now_unit(), 0);
 }
 
 /*

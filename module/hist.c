@@ -11,6 +11,11 @@
  * a later sum is never below it). The per-CPU maximum carries the reset
  * generation in its top bits instead: one from an older generation is not
  * counted.
+ *
+ * The teardown's window and parts are recorded once a process, when its
+ * leader is freed: each is one histogram under a lock (kc_hist_cold()),
+ * which costs nothing at that rate, where per-CPU copies would cost 2 KiB
+ * a possible CPU each.
  */
 #include <linux/atomic.h>
 #include <linux/mutex.h>
@@ -31,6 +36,9 @@ struct kc_hist_cpu {
 
 /* One allocation a metric: the per-CPU allocator caps one at 32 KiB. */
 static struct kc_hist_cpu __percpu *kc_hists[KC_NR_METRICS];
+/* The cold metrics' histograms instead, one each, under kc_cold_lock. */
+static struct kc_hist_cpu *kc_cold[KC_NR_METRICS];
+static DEFINE_RAW_SPINLOCK(kc_cold_lock);
 static u64 __percpu *kc_counters;		/* [KC_NR_COUNTERS] */
 static atomic_t kc_max_gen = ATOMIC_INIT(0);
 
@@ -46,12 +54,34 @@ static inline u64 kc_max_pack(u64 value)
 	return gen << KC_MAX_VALUE_BITS | min(value, KC_MAX_VALUE_MASK);
 }
 
+/* A cold metric's record: one histogram, the lock held. */
+static void kc_hist_record_cold(enum kc_metric m, u64 value)
+{
+	struct kc_hist_cpu *h = kc_cold[m];
+	unsigned long flags;
+	u64 max;
+
+	raw_spin_lock_irqsave(&kc_cold_lock, flags);
+	h->slots[kc_slot(value)]++;
+	h->count++;
+	h->sum += value;
+	max = kc_max_pack(value);
+	if ((h->max >> KC_MAX_VALUE_BITS) != (max >> KC_MAX_VALUE_BITS) ||
+	    (h->max & KC_MAX_VALUE_MASK) < value)
+		WRITE_ONCE(h->max, max);
+	raw_spin_unlock_irqrestore(&kc_cold_lock, flags);
+}
+
 void kc_hist_record(enum kc_metric m, u64 value)
 {
 	struct kc_hist_cpu __percpu *h = kc_hists[m];
 	u64 new = kc_max_pack(value);
 	u64 old;
 
+	if (kc_hist_cold(m)) {
+		kc_hist_record_cold(m, value);
+		return;
+	}
 	this_cpu_inc(h->slots[kc_slot(value)]);
 	this_cpu_inc(h->count);
 	this_cpu_add(h->sum, value);
@@ -81,6 +111,19 @@ static void kc_hist_sum(enum kc_metric m, struct kc_hist_snap *snap)
 	int cpu;
 
 	memset(snap, 0, sizeof(*snap));
+	if (kc_hist_cold(m)) {
+		const struct kc_hist_cpu *h = kc_cold[m];
+		unsigned long flags;
+
+		raw_spin_lock_irqsave(&kc_cold_lock, flags);
+		memcpy(snap->slots, h->slots, sizeof(snap->slots));
+		snap->count = h->count;
+		snap->sum = h->sum;
+		if ((h->max >> KC_MAX_VALUE_BITS) == gen)
+			snap->max = h->max & KC_MAX_VALUE_MASK;
+		raw_spin_unlock_irqrestore(&kc_cold_lock, flags);
+		return;
+	}
 	for_each_possible_cpu(cpu) {
 		const struct kc_hist_cpu *h = per_cpu_ptr(kc_hists[m], cpu);
 		u64 max = READ_ONCE(h->max);
@@ -152,9 +195,10 @@ void kc_hist_reset(void)
 
 void kc_hist_mem(struct kc_mem *mem)
 {
-	mem->percpu += KC_NR_METRICS * sizeof(struct kc_hist_cpu) +
+	mem->percpu += (KC_NR_METRICS - KC_NR_COLD) * sizeof(struct kc_hist_cpu) +
 		       KC_NR_COUNTERS * sizeof(u64);
-	mem->slab += kc_kmalloc_size(KC_NR_METRICS * sizeof(*kc_base_hists));
+	mem->slab += kc_kmalloc_size(KC_NR_METRICS * sizeof(*kc_base_hists)) +
+		     KC_NR_COLD * kc_kmalloc_size(sizeof(struct kc_hist_cpu));
 }
 
 static void kc_hists_free(void)
@@ -163,7 +207,9 @@ static void kc_hists_free(void)
 
 	for (m = 0; m < KC_NR_METRICS; m++) {
 		free_percpu(kc_hists[m]);
+		kfree(kc_cold[m]);
 		kc_hists[m] = NULL;
+		kc_cold[m] = NULL;
 	}
 }
 
@@ -177,8 +223,11 @@ int kc_hist_init(void)
 	if (!kc_base_hists)
 		return -ENOMEM;
 	for (m = 0; m < KC_NR_METRICS; m++) {
-		kc_hists[m] = alloc_percpu(struct kc_hist_cpu);
-		if (!kc_hists[m])
+		if (kc_hist_cold(m))
+			kc_cold[m] = kzalloc(sizeof(*kc_cold[m]), GFP_KERNEL);
+		else
+			kc_hists[m] = alloc_percpu(struct kc_hist_cpu);
+		if (!kc_hists[m] && !kc_cold[m])
 			goto err_hists;
 	}
 	kc_counters = __alloc_percpu(sizeof(u64) * KC_NR_COUNTERS,

@@ -84,23 +84,80 @@ static bool kc_want_irqfd(struct kc_kret *k, struct kc_kret_data *d,
  * kvm_vm_release(inode, filp): timed for a traced process; and a marked VM is
  * forgotten when its fd is released (its irqfds are gone by then), whatever
  * the filter or enable say now, so that no mark outlives its struct kvm.
+ * Wherever it runs, it is a part of its process's teardown (vms.c), the
+ * destroy within it apart.
  */
 static bool kc_want_vm_release(struct kc_kret *k, struct kc_kret_data *d,
 			       struct pt_regs *regs)
 {
 	struct file *filp = (struct file *)regs_get_kernel_argument(regs, 1);
+	bool part;
 
 	d->arg = (unsigned long)filp->private_data;
 	d->timed = kc_traced();
 	kc_for_vm(d, filp->private_data);
-	return d->timed || kc_pair_get(KC_PAIR_VM, d->arg, KC_PAIR_PEEK, NULL);
+	kc_vm_releasing(d->arg, KC_VM_REL_VM, true);
+	part = kc_vm_td_interval(KC_VM_BY_KVM, d->arg,
+				 KC_TD_PART(KC_M_TD_RELEASE), true,
+				 kc_now_unit());
+	return d->timed || part ||
+	       kc_pair_get(KC_PAIR_VM, d->arg, KC_PAIR_PEEK, NULL);
 }
 
 static bool kc_done_vm_release(struct kc_kret *k, struct kc_kret_data *d,
 			       struct pt_regs *regs, u64 value)
 {
+	kc_vm_td_interval(KC_VM_BY_KVM, d->arg, KC_TD_PART(KC_M_TD_RELEASE),
+			  false, kc_now_unit());
+	kc_vm_releasing(d->arg, KC_VM_REL_VM, false);
 	kc_pair_get(KC_PAIR_VM, d->arg, KC_PAIR_TAKE, NULL);
 	return d->timed;
+}
+
+/*
+ * kvm_destroy_vm(kvm): timed for a traced process, as the seed; and a part
+ * of its process's teardown wherever it runs (the last vCPU fd's release,
+ * another holder's fput, a kworker), once a VM.
+ */
+static bool kc_want_destroy_vm(struct kc_kret *k, struct kc_kret_data *d,
+			       struct pt_regs *regs)
+{
+	unsigned long kvm = regs_get_kernel_argument(regs, 0);
+
+	d->arg = kc_vm_destroying(kvm, true, kc_now_unit());
+	d->timed = kc_traced();
+	kc_for_vm(d, (void *)kvm);
+	return d->timed || d->arg;
+}
+
+static bool kc_done_destroy_vm(struct kc_kret *k, struct kc_kret_data *d,
+			       struct pt_regs *regs, u64 value)
+{
+	if (d->arg)
+		kc_vm_destroying(d->vm, false, kc_now_unit());
+	return d->timed;
+}
+
+/*
+ * kvm_vcpu_release(inode, filp): a vCPU fd's release, which puts a
+ * reference to the VM and runs its destroy if it was the last. Not timed:
+ * it says under which release the destroy ran.
+ */
+static bool kc_want_vcpu_release(struct kc_kret *k, struct kc_kret_data *d,
+				 struct pt_regs *regs)
+{
+	struct file *filp = (struct file *)regs_get_kernel_argument(regs, 1);
+	struct kvm_vcpu *vcpu = filp->private_data;
+
+	d->arg = (unsigned long)READ_ONCE(vcpu->kvm);
+	return kc_vm_releasing(d->arg, KC_VM_REL_VCPU, true);
+}
+
+static bool kc_done_vcpu_release(struct kc_kret *k, struct kc_kret_data *d,
+				 struct pt_regs *regs, u64 value)
+{
+	kc_vm_releasing(d->arg, KC_VM_REL_VCPU, false);
+	return false;
 }
 
 /* An irq_bypass_consumer is KVM's irqfd's: its VM. */
@@ -366,6 +423,9 @@ KC_HOOKS(register, .want = kc_want_register, .done = kc_done_register);
 KC_HOOKS(stage2, .want = kc_want_traced, .stands = kc_stage2_stands);
 KC_HOOKS(vm_release, .want = kc_want_vm_release,
 	 .done = kc_done_vm_release);
+KC_HOOKS(destroy_vm, .want = kc_want_destroy_vm, .done = kc_done_destroy_vm);
+KC_HOOKS(vcpu_release, .want = kc_want_vcpu_release,
+	 .done = kc_done_vcpu_release);
 KC_HOOKS(irqfd, .want = kc_want_irqfd);
 KC_HOOKS(unregister, .want = kc_want_unregister,
 	 .done = kc_done_unregister);
@@ -384,7 +444,7 @@ const struct kc_kret_ops *const kc_kret_hooks[KC_NR_KRETPROBES] = {
 	[KC_KRET_KVM_DEV_IOCTL] = &kc_hooks_create_vm,
 	[KC_KRET_KVM_ARCH_INIT_VM] = &kc_hooks_init_vm,
 	[KC_KRET_IRQ_BYPASS_REGISTER] = &kc_hooks_register,
-	[KC_KRET_KVM_DESTROY_VM] = &kc_hooks_traced_kvm,
+	[KC_KRET_KVM_DESTROY_VM] = &kc_hooks_destroy_vm,
 	[KC_KRET_KVM_DESTROY_VCPUS] = &kc_hooks_traced_kvm,
 	[KC_KRET_KVM_MMU_TEARDOWN] = &kc_hooks_traced_kvm,
 	[KC_KRET_STAGE2_DESTROY] = &kc_hooks_stage2,
@@ -398,4 +458,6 @@ const struct kc_kret_ops *const kc_kret_hooks[KC_NR_KRETPROBES] = {
 	[KC_KRET_UEVENT_CREATE] = &kc_hooks_uevent_create,
 	[KC_KRET_UEVENT_DESTROY] = &kc_hooks_uevent_destroy,
 	[KC_KRET_MMU_NOTIFIER_UNREGISTER] = &kc_hooks_mn_unregister,
+	[KC_KRET_KVM_VCPU_RELEASE] = &kc_hooks_vcpu_release,
+	[KC_KRET_TASK_RELEASE] = &kc_task_release_hooks,
 };

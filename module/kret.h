@@ -112,8 +112,9 @@ static __always_inline int kc_kret_enter(struct kc_kret *k,
 	return 0;
 }
 
-/* The exit path's two, in exit.c. */
+/* The exit path's, in exit.c. */
 extern const struct kc_kret_ops kc_exit_mmap_hooks;
 extern const struct kc_kret_ops kc_exit_files_hooks;
+extern const struct kc_kret_ops kc_task_release_hooks;
 
 #endif /* KVMCHURN_KRET_H */

@@ -79,6 +79,12 @@ static inline u64 kc_since(u64 start)
 u64 kc_to_unit(u64 ns);
 const char *kc_unit_name(void);
 
+/* kc_now() in the module's unit: the clock of the partitions. */
+static inline u64 kc_now_unit(void)
+{
+	return kc_to_unit(kc_now());
+}
+
 /* Which VM record a stage's time also goes to (vms.c), and by what id. */
 enum kc_vm_by {
 	KC_VM_BY_TGID,		/* the VMs of the process @id */
@@ -89,6 +95,40 @@ enum kc_vm_by {
 };
 
 void kc_record(enum kc_metric m, u64 value, enum kc_vm_by by, u64 id);
+
+/*
+ * partition.c: a window cut into stages, every instant in exactly one.
+ * Stages 0 to nr_active - 1 are intervals, by priority (0 first); the others
+ * hold the instants no interval does, as kc_part_idle() says.
+ */
+#define KC_PART_MAX	12
+#define KC_PART_OPEN	BIT(0)	/* begun, not ended */
+#define KC_PART_ENDED	BIT(1)
+#define KC_PART_MARKED	BIT(2)	/* mark[] holds the parts before a mark */
+
+struct kc_part {
+	u64 start;		/* when the window opened */
+	u64 last;		/* accounted up to here */
+	u64 sum[KC_PART_MAX];	/* each stage's share */
+	u64 first[KC_PART_MAX];	/* 1 + its first instant's offset; 0: none */
+	u64 mark[KC_PART_MAX];	/* sum[] at the mark */
+	u16 open[KC_PART_MAX];	/* open intervals of each interval stage */
+	u8 nr_active;
+	u8 idle;
+	u8 flags;
+};
+
+void kc_part_init(struct kc_part *p, unsigned int nr_active,
+		  unsigned int idle);
+void kc_part_begin(struct kc_part *p, u64 t);
+void kc_part_open(struct kc_part *p, u64 t, unsigned int stage);
+void kc_part_close(struct kc_part *p, u64 t, unsigned int stage);
+void kc_part_idle(struct kc_part *p, u64 t, unsigned int idle);
+void kc_part_mark(struct kc_part *p, u64 t);
+u64 kc_part_move(struct kc_part *p, unsigned int from, unsigned int to,
+		 u64 amount);
+void kc_part_end(struct kc_part *p, u64 t);
+u64 kc_part_window(const struct kc_part *p);
 
 /* control.c: what a write to a control means (debugfs file or parameter). */
 int kc_parse_unit(const char *s, bool *ns);
@@ -113,6 +153,17 @@ struct kc_hist_snap {
 	u64 max;
 	u64 slots[KC_NR_SLOTS];
 };
+
+/*
+ * The teardown group's rows, recorded once a process, are cold: one
+ * histogram each, not one a CPU (hist.c). They are a run of the table.
+ */
+#define KC_NR_COLD	(KC_M_TD_OTHER - KC_M_TEARDOWN + 1)
+
+static inline bool kc_hist_cold(enum kc_metric m)
+{
+	return m >= KC_M_TEARDOWN && m <= KC_M_TD_OTHER;
+}
 
 int kc_hist_init(void);
 void kc_hist_exit(void);
@@ -178,6 +229,11 @@ void kc_pairs_mem(struct kc_mem *mem);
 /* vms.c: a record a VM of a traced process, and the last and slowest. */
 #define KC_VM_CREATING	1	/* KVM_CREATE_VM has not returned */
 #define KC_VM_DESTROYED	2	/* kvm_destroy_vm ran */
+#define KC_VM_TORN_DOWN	4	/* its process's teardown was partitioned */
+/* Which release ran kvm_destroy_vm: the VM fd's, a vCPU fd's, another's. */
+#define KC_VM_DESTROY_BY_VM	8
+#define KC_VM_DESTROY_BY_VCPU	16
+#define KC_VM_DESTROY_BY_OTHER	32
 
 struct kc_vm {
 	u64 kvm;		/* struct kvm *, while it lives */
@@ -188,6 +244,12 @@ struct kc_vm {
 	char comm[KC_COMM_LEN];	/* the leader's */
 	u64 sum[KC_NR_METRICS];	/* in the module's unit */
 	u32 count[KC_NR_METRICS];	/* 0: the stage did not happen */
+	/* its process's teardown, when it ended (KC_VM_TORN_DOWN) */
+	u64 td_began;		/* CLOCK_REALTIME, ns */
+	u64 td_notified;	/* 1 + offset of the parent's notification */
+	u64 td_reaped;		/* 1 + offset of the reap; 0: not seen */
+	u64 td_first[KC_NR_TD_PARTS];	/* 1 + offset of a part's first instant */
+	u64 td_before_exit[KC_NR_TD_PARTS];	/* the parts before the leader's exit */
 };
 
 struct kc_vms_params {
@@ -215,7 +277,45 @@ void kc_vm_stage_tgid(pid_t tgid, enum kc_metric m, u64 value);
 void kc_vm_stage_creating(pid_t tgid, enum kc_metric m, u64 value);
 void kc_vm_stage_creator(pid_t pid, enum kc_metric m, u64 value);
 void kc_vm_destroyed(u64 kvm);
-void kc_vm_reaped(pid_t tgid);
+
+/*
+ * A process's teardown, partitioned into KC_TEARDOWN_PARTS (partition.c):
+ * its events in the order an exit takes them, and its parts' intervals, by
+ * process or by VM. Times are kc_now()'s, in the module's unit; @waited is
+ * the leader's run-queue wait so far (kc_run_delay()) in the same unit, for
+ * the events the leader itself takes (LEADER_RUNS and EXITS), else 0.
+ */
+enum kc_td_event {
+	KC_TD_SIGNALLED,	/* its first fatal signal: the window opens */
+	KC_TD_LEADER_RUNS,	/* its leader takes a fatal signal */
+	KC_TD_EXITS,		/* its leader exits: opens it if no signal did */
+	KC_TD_LEADER_DONE,	/* the leader's exit_files() returned */
+	KC_TD_NOTIFIED,		/* its parent was sent the leader's exit signal */
+	KC_TD_REAPED,		/* its leader was released */
+};
+
+void kc_vm_td_event(pid_t tgid, enum kc_td_event ev, u64 now, u64 waited);
+bool kc_vm_td_interval(enum kc_vm_by by, u64 id, unsigned int part,
+		       bool open, u64 now);
+void kc_vm_td_closed(const struct task_struct *t, u64 now);
+void kc_vm_td_released(const struct task_struct *t, u64 now);
+
+/* Which release of a VM's files a task is in (kc_vm_releasing()). */
+enum kc_vm_release { KC_VM_REL_VM, KC_VM_REL_VCPU, KC_VM_NR_REL };
+
+bool kc_vm_releasing(u64 kvm, enum kc_vm_release rel, bool begins);
+bool kc_vm_destroying(u64 kvm, bool begins, u64 now);
+
+/* A freed process's teardown: its window and its parts. */
+struct kc_td_result {
+	bool valid;
+	u64 window;
+	u64 part[KC_NR_TD_PARTS];
+};
+
+void kc_vm_freed(pid_t tgid, u64 now, struct kc_td_result *td);
+void kc_vm_accounted(u64 window, u64 other);
+void kc_vms_accounted(u32 *count);
 void kc_vms_reset(void);
 void kc_vms_snapshot(struct kc_vm *out, unsigned int *nlast,
 		     unsigned int *nslow, struct kc_vms_stats *st);
@@ -268,6 +368,8 @@ void kc_tp_signal_deliver(void *data, int sig, struct kernel_siginfo *info,
 			  struct k_sigaction *ka);
 kc_sched_process_exit_fn kc_tp_sched_process_exit;
 void kc_tp_sched_process_free(void *data, struct task_struct *p);
+void kc_tp_signal_generate(void *data, int sig, struct kernel_siginfo *info,
+			   struct task_struct *task, int group, int result);
 
 /* Hits and misses are counted from the last reset. */
 void kc_kretprobes_reset(void);
@@ -283,6 +385,7 @@ struct kc_read {
 	struct kc_probe_status probes[KC_NR_PROBES];
 	struct kc_map maps[KC_NR_MAPS];
 	struct kc_check checks[KC_NR_CHECKS];
+	u32 accounted[KC_PERMILLE + 1];	/* kc_vms_accounted() */
 };
 
 struct seq_file;

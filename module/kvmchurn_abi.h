@@ -48,7 +48,7 @@
 	  "leader sched_process_exit -> sched_process_free")		\
 	X(EXIT_FILES, "exit_files", "exit_files",			\
 	  SEED, EXIT, TIME, "files",					\
-	  "longest exit_files() of the process's threads, entry -> return") \
+	  "exit_files() of the thread that closed the files (else the longest)") \
 	X(EXIT_MMAP, "exit_mmap", "exit_mmap",				\
 	  SEED, EXIT, TIME, "mmap",					\
 	  "exit_mmap() entry -> return")				\
@@ -91,7 +91,93 @@
 	  "kobject_uevent_env() of /dev/kvm, EVENT=destroy")		\
 	X(MMU_NOTIFIER_UNREGISTER, "mmu_notifier_unregister", "mmu_notifier_unregister", \
 	  ADDED, EXIT, TIME, "mn_unreg",				\
-	  "mmu_notifier_unregister() in kvm_destroy_vm")
+	  "mmu_notifier_unregister() in kvm_destroy_vm")		\
+	X(EXIT_TO_REAPED, "exit_to_reaped", "exit_to_reaped",		\
+	  ADDED, EXIT, TIME, "ex2rpd",					\
+	  "leader sched_process_exit -> reaped (what the parent's wait waits)") \
+	X(TEARDOWN, "teardown", "teardown",				\
+	  ADDED, TEARDOWN, TIME, "teardown",				\
+	  "first SIGTERM/SIGKILL delivery (or the leader's exit) -> leader freed") \
+	KC_TEARDOWN_PARTS(X)
+
+/*
+ * The teardown's parts, which fill its window: every instant of it is in
+ * exactly one. The first KC_TD_NR_INTERVALS are intervals, in priority
+ * order (the first of those open holds the instant); the rest hold the
+ * instants no interval does, by where the process is.
+ */
+#define KC_TEARDOWN_PARTS(X)						\
+	X(TD_DESTROY, "td_destroy", "td_destroy",			\
+	  ADDED, TEARDOWN, TIME, "t_destr",				\
+	  "kvm_destroy_vm() of the process's VMs, wherever it runs")	\
+	X(TD_RELEASE, "td_release", "td_release",			\
+	  ADDED, TEARDOWN, TIME, "t_relea",				\
+	  "kvm_vm_release() of its VMs, the destroy apart")		\
+	X(TD_TASK_WORK, "td_task_work", "td_task_work",			\
+	  ADDED, TEARDOWN, TIME, "t_twork",				\
+	  "the closing thread, exit_files() -> its release: the deferred fputs") \
+	X(TD_EXIT_MMAP, "td_exit_mmap", "td_exit_mmap",			\
+	  ADDED, TEARDOWN, TIME, "t_mmap",				\
+	  "its exiting threads' exit_mmap(), the above apart")		\
+	X(TD_EXIT_FILES, "td_exit_files", "td_exit_files",		\
+	  ADDED, TEARDOWN, TIME, "t_files",				\
+	  "its exiting threads' exit_files(), the above apart")		\
+	X(TD_THREADS, "td_threads", "td_threads",			\
+	  ADDED, TEARDOWN, TIME, "t_thrds",				\
+	  "the leader's exit_files() returned -> parent notified: the other threads") \
+	X(REAP_WAIT, "reap_wait", "reap_wait",				\
+	  ADDED, TEARDOWN, TIME, "t_reapw",				\
+	  "parent notified (its SIGCHLD) -> reaped (release of the leader)") \
+	X(RCU_FREE, "rcu_free", "rcu_free",				\
+	  ADDED, TEARDOWN, TIME, "t_rcu",				\
+	  "reaped -> leader freed (sched_process_free): an RCU grace period") \
+	X(TD_WAKE, "td_wake", "td_wake",				\
+	  ADDED, TEARDOWN, TIME, "t_wake",				\
+	  "first fatal signal -> the leader takes one: it was not running") \
+	X(TD_RUNQ, "td_runq", "td_runq",				\
+	  ADDED, TEARDOWN, TIME, "t_runq",				\
+	  "the leader on a run queue, from taking the signal to its exit") \
+	X(TD_OTHER, "td_other", "td_other",				\
+	  ADDED, TEARDOWN, TIME, "t_other",				\
+	  "the rest: threads not yet dying, do_exit()'s own work")
+
+#define KC_TD_NR_INTERVALS	5
+
+/*
+ * What a metric's numbers need besides its own probes (the rows below whose
+ * metric it is): X(metric, on) says the probes of metric @on too, and what
+ * @on rests on in turn (KC_RESTS_DEPTH deep). The teardown's window rests
+ * on the events that bound it, and each part on the window and on the
+ * probes whose events open and close its intervals; a part whose probe is
+ * missing gives its time to the part that holds the instants none does.
+ */
+#define KC_RESTS_ON(X)							\
+	X(EXIT_TO_REAPED, EXIT_TO_REAP)					\
+	X(TEARDOWN, SIGNAL_TO_EXIT)					\
+	X(TEARDOWN, EXIT_TO_REAP)					\
+	X(TD_DESTROY, KVM_DESTROY_VM)					\
+	X(TD_DESTROY, TEARDOWN)						\
+	X(TD_RELEASE, KVM_VM_RELEASE)					\
+	X(TD_RELEASE, TEARDOWN)						\
+	X(TD_TASK_WORK, EXIT_FILES)					\
+	X(TD_TASK_WORK, EXIT_TO_REAPED)					\
+	X(TD_TASK_WORK, TEARDOWN)					\
+	X(TD_EXIT_MMAP, EXIT_MMAP)					\
+	X(TD_EXIT_MMAP, TEARDOWN)					\
+	X(TD_EXIT_FILES, EXIT_FILES)					\
+	X(TD_EXIT_FILES, TEARDOWN)					\
+	X(TD_THREADS, EXIT_FILES)					\
+	X(TD_THREADS, REAP_WAIT)					\
+	X(TD_THREADS, TEARDOWN)						\
+	X(REAP_WAIT, EXIT_TO_REAPED)					\
+	X(REAP_WAIT, TEARDOWN)						\
+	X(RCU_FREE, EXIT_TO_REAPED)					\
+	X(RCU_FREE, TEARDOWN)						\
+	X(TD_WAKE, TEARDOWN)						\
+	X(TD_RUNQ, TEARDOWN)						\
+	X(TD_OTHER, TEARDOWN)
+
+#define KC_RESTS_DEPTH	2
 
 /*
  * The kretprobes, in the order the `probes` file lists them:
@@ -123,7 +209,10 @@
 	X(UEVENT_CREATE, UEVENT_CREATE, KERNEL, "kobject_uevent_env")	\
 	X(UEVENT_DESTROY, UEVENT_DESTROY, KERNEL, "kobject_uevent_env")	\
 	X(MMU_NOTIFIER_UNREGISTER, MMU_NOTIFIER_UNREGISTER, KERNEL,	\
-	  "mmu_notifier_unregister")
+	  "mmu_notifier_unregister")					\
+	X(KVM_VCPU_RELEASE, TD_DESTROY, KVM, "kvm_vcpu_release")	\
+	X(TASK_RELEASE, EXIT_TO_REAPED, KERNEL, "cgroup_task_release",	\
+	  "cgroup_release")
 
 /*
  * The tracepoints, listed after the kretprobes: X(id, metric, tracepoint).
@@ -136,7 +225,8 @@
 	X(DIRECT_BEGIN, RECLAIM_DIRECT, mm_vmscan_direct_reclaim_begin)	\
 	X(DIRECT_END, RECLAIM_DIRECT, mm_vmscan_direct_reclaim_end)	\
 	X(MEMCG_BEGIN, RECLAIM_MEMCG, mm_vmscan_memcg_reclaim_begin)	\
-	X(MEMCG_END, RECLAIM_MEMCG, mm_vmscan_memcg_reclaim_end)
+	X(MEMCG_END, RECLAIM_MEMCG, mm_vmscan_memcg_reclaim_end)	\
+	X(SIGNAL_GENERATE, REAP_WAIT, signal_generate)
 
 /* Event counters, X(id, name, seed): printed as the seed's @n_<seed>. */
 #define KC_COUNTERS(X)							\
@@ -152,7 +242,8 @@
 #define KC_GROUPS(X)							\
 	X(CREATE, "create", "create path: once per VM (load or snapshot restore)") \
 	X(EXIT, "exit", "exit path: after the VMM is signalled")	\
-	X(RECLAIM, "reclaim", "reclaim: stalls on either path")
+	X(RECLAIM, "reclaim", "reclaim: stalls on either path")		\
+	X(TEARDOWN, "teardown", "teardown: each VM's, every instant in one part")
 
 /* Whose a metric is: X(id, name). */
 #define KC_ORIGINS(X)							\
@@ -199,6 +290,11 @@
 #define KC_ENUM_P(id, ...)	KC_PCT_##id,
 
 enum kc_metric { KC_METRICS(KC_ENUM_M) KC_NR_METRICS };
+
+/* The teardown's parts are rows in a run: part p is row KC_M_TD_DESTROY + p. */
+#define KC_NR_TD_PARTS		(KC_M_TD_OTHER - KC_M_TD_DESTROY + 1)
+#define KC_TD_METRIC(part)	((enum kc_metric)(KC_M_TD_DESTROY + (part)))
+#define KC_TD_PART(m)		((m) - KC_M_TD_DESTROY)
 enum kc_kret_id { KC_KRETPROBES(KC_ENUM_KRET) KC_NR_KRETPROBES };
 enum kc_tp_id { KC_TRACEPOINTS(KC_ENUM_TP) KC_NR_TRACEPOINTS };
 enum kc_counter { KC_COUNTERS(KC_ENUM_C) KC_NR_COUNTERS };
@@ -284,6 +380,26 @@ static inline const struct kc_probe_desc *kc_probe_desc(unsigned int p)
 #undef KC_DESC_TP
 
 	return p < KC_NR_PROBES ? &descs[p] : &unknown;
+}
+
+/* The rows of KC_RESTS_ON: { metric, on }. */
+struct kc_rests_on {
+	enum kc_metric m, on;
+};
+
+#define KC_ENUM_RESTS(m_, on_)	KC_RESTS_##m_##_ON_##on_,
+enum { KC_RESTS_ON(KC_ENUM_RESTS) KC_NR_RESTS_ON };
+
+/* Row @i of KC_RESTS_ON, i < KC_NR_RESTS_ON. */
+static inline const struct kc_rests_on *kc_rests_on(unsigned int i)
+{
+#define KC_RESTS_ROW(m_, on_)	{ KC_M_##m_, KC_M_##on_ },
+	static const struct kc_rests_on rows[KC_NR_RESTS_ON] = {
+		KC_RESTS_ON(KC_RESTS_ROW)
+	};
+#undef KC_RESTS_ROW
+
+	return &rows[i];
 }
 
 #define KC_NAME_OF(id, name, ...)	name,
@@ -455,6 +571,7 @@ static inline const char *kc_pct_name(unsigned int p)
  *   counter	<name>	<value>
  *   probe	<metric>	<kind>	<symbol>	<state>	<hits>	<missed>
  *   pairs	<capacity>	<in use>	<dropped>	<aged out>	<exits not reaped>
+ *   accounted	<per mille>:<teardowns>,...   ("-" if none; since reset)
  * Readers skip record tags they do not know, and fields past those they
  * know: a field added at the end of a record keeps the version (the pairs
  * record's fifth came so); any other change to a record bumps it.
@@ -470,6 +587,7 @@ static inline const char *kc_pct_name(unsigned int p)
 #define KC_RAW_COUNTER	"counter"
 #define KC_RAW_PROBE	"probe"
 #define KC_RAW_PAIRS	"pairs"
+#define KC_RAW_ACCOUNTED	"accounted"
 
 /* Fields of each record, its tag included; pairs had 5 before its sixth. */
 #define KC_RAW_HIST_FIELDS	6
@@ -477,6 +595,7 @@ static inline const char *kc_pct_name(unsigned int p)
 #define KC_RAW_PROBE_FIELDS	7
 #define KC_RAW_PAIRS_FIELDS_V1	5
 #define KC_RAW_PAIRS_FIELDS	6
+#define KC_RAW_ACCOUNTED_FIELDS	2
 
 /*
  * The `vms` file. First line "kvmchurn-vms <version>", then one record a
@@ -491,6 +610,15 @@ static inline const char *kc_pct_name(unsigned int p)
  * The `last` VMs come oldest first, then the `slowest`, slowest first by
  * exit_to_reap. Readers map stage columns by the names of `fields`, and
  * skip tags and fields they do not know, as in `raw`.
+ * A VM whose process's teardown was partitioned has, on the line after its
+ * vm record, the parts' places (the sums are the vm record's):
+ *   td-fields	began	destroyed_by	notified	reaped	<part>...   (once)
+ *   td	<began>	vm|vcpu|other|-	<notified>	<reaped>	<first>:<before_exit>...
+ * began is when the window opened, CLOCK_REALTIME as created is; notified
+ * and reaped are 1 + the offset from the window's start of the parent's
+ * notification and of the reap (0: not seen); each part's first is 1 + the
+ * offset of its first instant (0: the part is empty), and before_exit its
+ * share before the leader's exit (signal_to_exit's), all in the unit.
  */
 #define KC_VMS_MAGIC	"kvmchurn-vms"
 #define KC_VMS_VERSION	1
@@ -503,6 +631,11 @@ static inline const char *kc_pct_name(unsigned int p)
 #define KC_VMS_LAST	"last"
 #define KC_VMS_SLOWEST	"slowest"
 #define KC_VMS_ABSENT	"-"
+#define KC_VMS_TD_FIELDS	"td-fields"
+#define KC_VMS_TD	"td"
+#define KC_VMS_BY_VM	"vm"
+#define KC_VMS_BY_VCPU	"vcpu"
+#define KC_VMS_BY_OTHER	"other"
 
 /* A vm record's fields before its stages: tag, list, tgid, comm, created. */
 #define KC_VMS_VM_HEAD	5

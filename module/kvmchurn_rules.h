@@ -381,6 +381,65 @@ static inline __u64 kc_avg(__u64 sum, __u64 count)
 #endif
 }
 
+/*
+ * How much of a teardown its parts name: 1 - td_other / teardown, in per
+ * mille, rounded down (an empty window is all named).
+ */
+#define KC_PERMILLE	1000
+
+static inline unsigned int kc_accounted_permille(__u64 window, __u64 other)
+{
+	if (!window)
+		return KC_PERMILLE;
+	if (other > window)
+		other = window;
+#ifdef __KERNEL__
+	return (unsigned int)div64_u64((window - other) * KC_PERMILLE, window);
+#else
+	return (unsigned int)((window - other) * KC_PERMILLE / window);
+#endif
+}
+
+/* The accounted shares of n teardowns: their median, 10th percentile, least. */
+struct kc_accounted {
+	__u64 n;
+	unsigned int p50, p10, min;	/* per mille */
+};
+
+/* The value of 0-based rank @r among @count[0..KC_PERMILLE] (r < n). */
+static inline unsigned int kc_permille_rank(const __u32 *count, __u64 r)
+{
+	unsigned int v;
+
+	for (v = 0; v < KC_PERMILLE; v++) {
+		if (r < count[v])
+			break;
+		r -= count[v];
+	}
+	return v;
+}
+
+/*
+ * @a from @count[v], how many teardowns were v per mille accounted: sorted
+ * least first, min is rank 0, p10 rank n/10 and p50 rank n/2.
+ */
+static inline void kc_accounted_stats(const __u32 *count,
+				      struct kc_accounted *a)
+{
+	unsigned int v;
+
+	a->n = 0;
+	for (v = 0; v <= KC_PERMILLE; v++)
+		a->n += count[v];
+	a->min = a->n ? kc_permille_rank(count, 0) : 0;
+#ifdef __KERNEL__
+	a->p10 = a->n ? kc_permille_rank(count, div_u64(a->n, 10)) : 0;
+#else
+	a->p10 = a->n ? kc_permille_rank(count, a->n / 10) : 0;
+#endif
+	a->p50 = a->n ? kc_permille_rank(count, a->n / 2) : 0;
+}
+
 /* The cells of a row from the name to max, without the column after max. */
 static inline void kc_summary_cells(char *buf, size_t len, const char *name,
 				    __u64 count, __u64 sum, __u64 max,
@@ -436,18 +495,35 @@ static inline bool kc_probe_attached(const struct kc_probe_status *p)
 }
 
 /*
- * What stands between metric @m and its numbers: the state of its first
- * probe that is not attached, or "" when all are.
+ * What stands between metric @m and its numbers: the state of the first
+ * probe it needs that is not attached (its own, then those it rests on,
+ * @depth more levels of KC_RESTS_ON), or "" when all are.
  */
-static inline const char *kc_metric_note(const struct kc_probe_status *probes,
-					 size_t n, unsigned int m)
+static inline const char *kc_metric_note_of(const struct kc_probe_status *probes,
+					    size_t n, unsigned int m,
+					    unsigned int depth)
 {
+	const char *note;
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		if (probes[i].m == (int)m && !kc_probe_attached(&probes[i]))
 			return probes[i].state;
+	for (i = 0; depth && i < KC_NR_RESTS_ON; i++) {
+		if (kc_rests_on(i)->m != m)
+			continue;
+		note = kc_metric_note_of(probes, n, kc_rests_on(i)->on,
+					 depth - 1);
+		if (*note)
+			return note;
+	}
 	return "";
+}
+
+static inline const char *kc_metric_note(const struct kc_probe_status *probes,
+					 size_t n, unsigned int m)
+{
+	return kc_metric_note_of(probes, n, m, KC_RESTS_DEPTH);
 }
 
 /* The calls that metric @m's kretprobes missed; every probe's for @m < 0. */
@@ -477,13 +553,14 @@ struct kc_check_in {
 	__u64 missed;		/* every kretprobe's */
 	__u64 dropped;		/* pairing table inserts that found no room */
 	bool firecracker;	/* the filter names KC_IRQFDS_VMM alone */
+	struct kc_accounted accounted;	/* the teardowns partitioned */
 };
 
 enum kc_verdict { KC_VERDICT_OK, KC_VERDICT_WARN, KC_VERDICT_INFO };
 
-#define KC_CHECK_VALUES	3
+#define KC_CHECK_VALUES	4
 #define KC_CHECK_TEXT	192
-#define KC_NR_CHECKS	5
+#define KC_NR_CHECKS	6
 
 struct kc_check {
 	enum kc_verdict verdict;
@@ -629,6 +706,40 @@ static inline void kc_check_zero(struct kc_check *c, const char *name,
 	kc_check_value(c, key, v);
 }
 
+/* A per mille share as text, "99.8 %" */
+#define KC_PERMILLE_LEN	16
+
+static inline const char *kc_permille_text(char *buf, size_t len,
+					   unsigned int pm)
+{
+	snprintf(buf, len, "%u.%u %%", pm / 10, pm % 10);
+	return buf;
+}
+
+/* Not a verdict: how much of the teardowns their parts name. */
+static inline void kc_check_accounted(struct kc_check *c,
+				      const struct kc_check_in *in)
+{
+	const struct kc_accounted *a = &in->accounted;
+	char p50[KC_PERMILLE_LEN], p10[KC_PERMILLE_LEN], min[KC_PERMILLE_LEN];
+
+	kc_check_set(c, "teardown accounted (1 - td_other/teardown)", true);
+	c->verdict = KC_VERDICT_INFO;
+	if (a->n)
+		snprintf(c->text, sizeof(c->text),
+			 "p50 %s, p10 %s, min %s of %llu teardowns",
+			 kc_permille_text(p50, sizeof(p50), a->p50),
+			 kc_permille_text(p10, sizeof(p10), a->p10),
+			 kc_permille_text(min, sizeof(min), a->min),
+			 (unsigned long long)a->n);
+	else
+		snprintf(c->text, sizeof(c->text), "no teardown partitioned");
+	kc_check_value(c, "teardowns", a->n);
+	kc_check_value(c, "p50_permille", a->p50);
+	kc_check_value(c, "p10_permille", a->p10);
+	kc_check_value(c, "min_permille", a->min);
+}
+
 /* The KC_NR_CHECKS checks of @in, in the order both sides print them. */
 static inline void kc_checks_eval(const struct kc_check_in *in,
 				  struct kc_check *out)
@@ -640,6 +751,7 @@ static inline void kc_checks_eval(const struct kc_check_in *in,
 		      "maxactive=");
 	kc_check_zero(&out[4], "pairing drops = 0", "dropped", in->dropped,
 		      "pairs=");
+	kc_check_accounted(&out[5], in);
 }
 
 #endif /* KVMCHURN_RULES_H */

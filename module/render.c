@@ -189,6 +189,8 @@ int kc_show_checks(struct seq_file *m, struct kc_read *rd)
 	in.missed = kc_metric_missed(rd->probes, KC_NR_PROBES, -1);
 	kc_pairs_stats(&ps);
 	in.dropped = ps.dropped;
+	kc_vms_accounted(rd->accounted);
+	kc_accounted_stats(rd->accounted, &in.accounted);
 	kc_checks_eval(&in, rd->checks);
 	for (i = 0; i < KC_NR_CHECKS; i++)
 		seq_printf(m, "%-4s %s: %s\n",
@@ -213,6 +215,23 @@ static void kc_raw_hist(struct seq_file *m, unsigned int metric,
 		first = false;
 	}
 	seq_puts(m, first ? "-\n" : "\n");
+}
+
+/* The teardowns' accounted shares: per mille:count, the non-empty ones. */
+static void kc_raw_accounted(struct seq_file *m, struct kc_read *rd)
+{
+	bool any = false;
+	unsigned int v;
+
+	kc_vms_accounted(rd->accounted);
+	seq_puts(m, KC_RAW_ACCOUNTED "\t");
+	for (v = 0; v <= KC_PERMILLE; v++) {
+		if (!rd->accounted[v])
+			continue;
+		seq_printf(m, "%s%u:%u", any ? "," : "", v, rd->accounted[v]);
+		any = true;
+	}
+	seq_puts(m, any ? "\n" : "-\n");
 }
 
 int kc_show_raw(struct seq_file *m, struct kc_read *rd)
@@ -243,7 +262,35 @@ int kc_show_raw(struct seq_file *m, struct kc_read *rd)
 	kc_pairs_stats(&ps);
 	seq_printf(m, KC_RAW_PAIRS "\t%u\t%u\t%llu\t%llu\t%u\n", ps.capacity,
 		   ps.used, ps.dropped, ps.aged, kc_pairs_count(KC_PAIR_EXIT));
+	kc_raw_accounted(m, rd);
 	return 0;
+}
+
+/* Which release ran a VM's destroy, as the td record says it. */
+static const char *kc_destroyed_by(u32 flags)
+{
+	if (flags & KC_VM_DESTROY_BY_VM)
+		return KC_VMS_BY_VM;
+	if (flags & KC_VM_DESTROY_BY_VCPU)
+		return KC_VMS_BY_VCPU;
+	if (flags & KC_VM_DESTROY_BY_OTHER)
+		return KC_VMS_BY_OTHER;
+	return KC_VMS_ABSENT;
+}
+
+/* The teardown's parts' places, on the line after the VM's record. */
+static void kc_show_vm_td(struct seq_file *m, const struct kc_vm *vm)
+{
+	u32 nsec;
+	u64 sec = div_u64_rem(vm->td_began, NSEC_PER_SEC, &nsec);
+	unsigned int i;
+
+	seq_printf(m, KC_VMS_TD "\t%llu.%09u\t%s\t%llu\t%llu", sec, nsec,
+		   kc_destroyed_by(vm->flags), vm->td_notified, vm->td_reaped);
+	for (i = 0; i < KC_NR_TD_PARTS; i++)
+		seq_printf(m, "\t%llu:%llu", vm->td_first[i],
+			   vm->td_before_exit[i]);
+	seq_putc(m, '\n');
 }
 
 static void kc_show_vm(struct seq_file *m, const char *list,
@@ -262,6 +309,8 @@ static void kc_show_vm(struct seq_file *m, const char *list,
 			seq_puts(m, "\t" KC_VMS_ABSENT);
 	}
 	seq_putc(m, '\n');
+	if (vm->flags & KC_VM_TORN_DOWN)
+		kc_show_vm_td(m, vm);
 }
 
 int kc_show_vms(struct seq_file *m)
@@ -285,6 +334,9 @@ int kc_show_vms(struct seq_file *m)
 	seq_puts(m, KC_VMS_FIELDS "\tlist\ttgid\tcomm\tcreated");
 	for (i = 0; i < KC_NR_METRICS; i++)
 		seq_printf(m, "\t%s", kc_metric_name(i));
+	seq_puts(m, "\n" KC_VMS_TD_FIELDS "\tbegan\tdestroyed_by\tnotified\treaped");
+	for (i = 0; i < KC_NR_TD_PARTS; i++)
+		seq_printf(m, "\t%s", kc_metric_name(KC_TD_METRIC(i)));
 	seq_putc(m, '\n');
 	for (i = 0; i < nlast; i++)
 		kc_show_vm(m, KC_VMS_LAST, &vms[i]);

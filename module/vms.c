@@ -37,9 +37,21 @@ struct kc_vm_slot {
 	int next_free;
 	bool used;
 	bool by_kvm;		/* in its struct kvm *'s chain */
+	struct kc_part td;	/* its process's teardown, as it goes */
+	/* the task in each release of its files, while it runs */
+	const struct task_struct *releaser[KC_VM_NR_REL];
+	/* at LEADER_RUNS: the leader's run-queue wait, and td_other's time */
+	u64 waited;
+	u64 other;
+	bool leader_ran;
+	/* destroyed before its process's teardown, another VM alive: not its */
+	bool destroyed_before;
+	pid_t closer;		/* the thread in its task work after closing */
 };
 
 static DEFINE_RAW_SPINLOCK(kc_vms_lock);
+/* How many teardowns were each per mille accounted, since the last reset. */
+static u32 kc_td_accounted[KC_PERMILLE + 1];
 static void *kc_vms_area;		/* one vzalloc for all that follows */
 static struct kc_vm_slot *kc_slots;	/* kc_vms_p.live */
 static int *kc_by_kvm;			/* heads, 1 << kc_hash_bits */
@@ -274,6 +286,12 @@ void kc_vm_begin(u64 kvm, struct task_struct *t)
 	kc_comm_copy(kc_slots[i].vm.comm, t->group_leader->comm);
 	kc_slots[i].seq = ++kc_seq;
 	kc_slots[i].used = true;
+	kc_part_init(&kc_slots[i].td, KC_TD_NR_INTERVALS,
+		     KC_M_TD_OTHER - KC_M_TD_DESTROY);
+	memset(kc_slots[i].releaser, 0, sizeof(kc_slots[i].releaser));
+	kc_slots[i].leader_ran = false;
+	kc_slots[i].destroyed_before = false;
+	kc_slots[i].closer = 0;
 	kc_link(i);
 	WRITE_ONCE(kc_vms_live, kc_vms_live + 1);
 	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
@@ -398,17 +416,292 @@ void kc_vm_destroyed(u64 kvm)
 	kc_vm_of_kvm(kvm, KC_NR_METRICS, 0, KC_VM_DESTROYED);
 }
 
-/* The process is reaped (its exit_to_reap is in): its VMs are done. */
-void kc_vm_reaped(pid_t tgid)
+static_assert(KC_NR_TD_PARTS <= KC_PART_MAX);
+
+/* The part that idle time goes to after each event of a teardown. */
+static const u8 kc_td_idle[] = {
+	[KC_TD_SIGNALLED] = KC_M_TD_WAKE - KC_M_TD_DESTROY,
+	[KC_TD_LEADER_RUNS] = KC_M_TD_OTHER - KC_M_TD_DESTROY,
+	[KC_TD_EXITS] = KC_M_TD_OTHER - KC_M_TD_DESTROY,
+	[KC_TD_LEADER_DONE] = KC_M_TD_THREADS - KC_M_TD_DESTROY,
+	[KC_TD_NOTIFIED] = KC_M_REAP_WAIT - KC_M_TD_DESTROY,
+	[KC_TD_REAPED] = KC_M_RCU_FREE - KC_M_TD_DESTROY,
+};
+
+#define KC_TD_OTHER	KC_TD_PART(KC_M_TD_OTHER)
+
+/* The closing thread's task work ends at @now, if it has not. */
+static void kc_td_closer_done(struct kc_vm_slot *s, u64 now)
+{
+	if (!s->closer)
+		return;
+	kc_part_close(&s->td, now, KC_TD_PART(KC_M_TD_TASK_WORK));
+	s->closer = 0;
+}
+
+static void kc_td_event(struct kc_vm_slot *s, enum kc_td_event ev, u64 now,
+			u64 waited)
+{
+	struct kc_part *p = &s->td;
+
+	switch (ev) {
+	case KC_TD_SIGNALLED:
+		if (!(p->flags & KC_PART_OPEN))
+			s->vm.td_began = ktime_get_real_fast_ns();
+		kc_part_begin(p, now);
+		break;
+	case KC_TD_LEADER_RUNS:
+		/* only while the leader is waited for */
+		if (p->idle != KC_TD_PART(KC_M_TD_WAKE))
+			return;
+		kc_part_idle(p, now, KC_TD_OTHER);
+		s->waited = waited;
+		s->other = p->sum[KC_TD_OTHER];
+		s->leader_ran = true;
+		return;
+	case KC_TD_NOTIFIED:
+		/* the last thread is past its exit: no task work is left */
+		kc_td_closer_done(s, now);
+		if ((p->flags & KC_PART_OPEN) && !s->vm.td_notified)
+			s->vm.td_notified = max(now, p->start) - p->start + 1;
+		break;
+	case KC_TD_REAPED:
+		kc_td_closer_done(s, now);
+		if ((p->flags & KC_PART_OPEN) && !s->vm.td_reaped)
+			s->vm.td_reaped = max(now, p->start) - p->start + 1;
+		break;
+	case KC_TD_EXITS:
+		if (!(p->flags & KC_PART_OPEN))
+			s->vm.td_began = ktime_get_real_fast_ns();
+		kc_part_begin(p, now);
+		kc_part_idle(p, now, KC_TD_OTHER);
+		/*
+		 * Of the time no stage held since the leader took the signal,
+		 * as much as it waited on a run queue was that wait.
+		 */
+		if (s->leader_ran && waited > s->waited)
+			kc_part_move(p, KC_TD_OTHER, KC_TD_PART(KC_M_TD_RUNQ),
+				     min(waited - s->waited,
+					 p->sum[KC_TD_OTHER] - s->other));
+		kc_part_mark(p, now);
+		break;
+	default:
+		break;
+	}
+	kc_part_idle(p, now, kc_td_idle[ev]);
+}
+
+/* An event of @tgid's teardown: every live VM of the process sees it. */
+void kc_vm_td_event(pid_t tgid, enum kc_td_event ev, u64 now, u64 waited)
+{
+	unsigned long flags;
+	int i;
+
+	if (kc_vms_none_of(tgid) || ev >= ARRAY_SIZE(kc_td_idle))
+		return;
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	for (i = kc_first_of(tgid); i != KC_NONE; i = kc_next_of(i))
+		kc_td_event(&kc_slots[i], ev, now, waited);
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+/*
+ * An interval of teardown part @part opens or closes: in the process @id
+ * (KC_VM_BY_TGID), or in the process of the VM @id (KC_VM_BY_KVM), whatever
+ * task it runs in. Every live VM of that process sees it. Returns whether
+ * there was one.
+ */
+bool kc_vm_td_interval(enum kc_vm_by by, u64 id, unsigned int part,
+		       bool open, u64 now)
+{
+	unsigned long flags;
+	bool found = false;
+	pid_t tgid = id;
+	int i;
+
+	if (by == KC_VM_BY_KVM ? kc_vms_none() : kc_vms_none_of(tgid))
+		return false;
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	if (by == KC_VM_BY_KVM) {
+		i = kc_find_kvm(id);
+		tgid = i == KC_NONE ? 0 : kc_slots[i].vm.tgid;
+	}
+	for (i = tgid ? kc_first_of(tgid) : KC_NONE; i != KC_NONE;
+	     i = kc_next_of(i)) {
+		if (open)
+			kc_part_open(&kc_slots[i].td, now, part);
+		else
+			kc_part_close(&kc_slots[i].td, now, part);
+		found = true;
+	}
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+	return found;
+}
+
+/*
+ * @t closed its process's files (its exit_files() returned): the deferred
+ * fputs of those files run in its task work next, and with the rest of its
+ * exit are the part td_task_work (the releases and destroy they run apart)
+ * until it is released (kc_vm_td_released()) or notifies the parent. Cheaper
+ * than a kretprobe on task_work_run(), which every close() on the host runs.
+ */
+void kc_vm_td_closed(const struct task_struct *t, u64 now)
+{
+	unsigned long flags;
+	int i;
+
+	if (kc_vms_none_of(t->tgid))
+		return;
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	for (i = kc_first_of(t->tgid); i != KC_NONE; i = kc_next_of(i)) {
+		if (kc_slots[i].closer)
+			continue;
+		kc_part_open(&kc_slots[i].td, now,
+			     KC_TD_PART(KC_M_TD_TASK_WORK));
+		kc_slots[i].closer = t->pid;
+	}
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+/*
+ * @t, a thread other than the leader, is released at the end of its exit:
+ * if it closed the files, its task work is over; if the leader did, and is
+ * past its exit (a zombie), so is the leader's, by this instant at the
+ * latest (the leader's exit has no later event of its own when it is not
+ * the last thread).
+ */
+void kc_vm_td_released(const struct task_struct *t, u64 now)
+{
+	unsigned long flags;
+	pid_t closer;
+	int i;
+
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	for (i = kc_first_of(t->tgid); i != KC_NONE; i = kc_next_of(i)) {
+		closer = kc_slots[i].closer;
+		if (closer == t->pid ||
+		    (closer == t->tgid && READ_ONCE(t->group_leader->exit_state)))
+			kc_td_closer_done(&kc_slots[i], now);
+	}
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+/*
+ * current begins or ends a release of the VM @kvm's files (@rel): where
+ * kvm_destroy_vm runs under one, the record says which. Returns whether
+ * the VM has a record.
+ */
+bool kc_vm_releasing(u64 kvm, enum kc_vm_release rel, bool begins)
+{
+	unsigned long flags;
+	int i;
+
+	if (kc_vms_none() || rel >= KC_VM_NR_REL)
+		return false;
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	i = kc_find_kvm(kvm);
+	if (i != KC_NONE)
+		kc_slots[i].releaser[rel] = begins ? current : NULL;
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+	return i != KC_NONE;
+}
+
+#define KC_VM_DESTROY_BY_ANY \
+	(KC_VM_DESTROY_BY_VM | KC_VM_DESTROY_BY_VCPU | KC_VM_DESTROY_BY_OTHER)
+
+/* Whether a VM of slot @i's process other than its own is not destroyed. */
+static bool kc_other_vm_alive(int i)
+{
+	int j;
+
+	for (j = kc_first_of(kc_slots[i].vm.tgid); j != KC_NONE;
+	     j = kc_next_of(j))
+		if (j != i && !(kc_slots[j].vm.flags & KC_VM_DESTROY_BY_ANY))
+			return true;
+	return false;
+}
+
+/*
+ * The VM @kvm's destroy begins or ends at @now, in whatever task: a part
+ * of its process's teardown, and at its beginning, the release it runs
+ * under. A VM destroyed before the teardown began while another of its
+ * process lives on (arm64 QEMU's scratch VMs) gets no partition: the
+ * process's teardown is not its own. The last VM, which a VMM may close
+ * before it exits, keeps it: the process's exit frees its memory. Returns
+ * whether the VM has a record.
+ */
+bool kc_vm_destroying(u64 kvm, bool begins, u64 now)
+{
+	struct kc_vm *vm;
+	unsigned long flags;
+	int i;
+
+	if (begins && !kc_vms_none()) {
+		raw_spin_lock_irqsave(&kc_vms_lock, flags);
+		i = kc_find_kvm(kvm);
+		if (i != KC_NONE) {
+			vm = &kc_slots[i].vm;
+			kc_slots[i].destroyed_before =
+				!(kc_slots[i].td.flags & KC_PART_OPEN) &&
+				kc_other_vm_alive(i);
+			if (kc_slots[i].releaser[KC_VM_REL_VM] == current)
+				vm->flags |= KC_VM_DESTROY_BY_VM;
+			else if (kc_slots[i].releaser[KC_VM_REL_VCPU] == current)
+				vm->flags |= KC_VM_DESTROY_BY_VCPU;
+			else
+				vm->flags |= KC_VM_DESTROY_BY_OTHER;
+		}
+		raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+	}
+	return kc_vm_td_interval(KC_VM_BY_KVM, kvm, KC_TD_PART(KC_M_TD_DESTROY),
+				 begins, now);
+}
+
+/* Slot @s's teardown ends at @now: its parts go into its record. */
+static void kc_td_end(struct kc_vm_slot *s, u64 now, struct kc_td_result *td)
+{
+	struct kc_part *p = &s->td;
+	struct kc_vm *vm = &s->vm;
+	unsigned int i;
+
+	kc_part_end(p, now);
+	if (!(p->flags & KC_PART_ENDED) || s->destroyed_before)
+		return;
+	vm->flags |= KC_VM_TORN_DOWN;
+	vm->sum[KC_M_TEARDOWN] = kc_part_window(p);
+	vm->count[KC_M_TEARDOWN] = 1;
+	for (i = 0; i < KC_NR_TD_PARTS; i++) {
+		vm->sum[KC_TD_METRIC(i)] = p->sum[i];
+		vm->count[KC_TD_METRIC(i)] = 1;
+		vm->td_first[i] = p->first[i];
+		if (p->flags & KC_PART_MARKED)
+			vm->td_before_exit[i] = p->mark[i];
+	}
+	if (td && !td->valid) {
+		td->valid = true;
+		td->window = kc_part_window(p);
+		memcpy(td->part, p->sum, sizeof(td->part));
+	}
+}
+
+/*
+ * The process's leader is freed (its exit_to_reap is in): its teardown
+ * ends at @now, its VMs are done, and *@td (if not NULL) gets the
+ * teardown's parts once, for the histograms.
+ */
+void kc_vm_freed(pid_t tgid, u64 now, struct kc_td_result *td)
 {
 	unsigned long flags;
 	int i, n;
 
+	if (td)
+		td->valid = false;
 	if (kc_vms_none_of(tgid))
 		return;
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
 	for (i = kc_first_of(tgid); i != KC_NONE; i = n) {
 		n = kc_next_of(i);
+		kc_td_end(&kc_slots[i], now, td);
 		kc_slot_finish(i);
 	}
 	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
@@ -426,6 +719,32 @@ void kc_vms_reset(void)
 	kc_st.finished = 0;
 	kc_st.last_evicted = 0;
 	kc_st.live_evicted = 0;
+	memset(kc_td_accounted, 0, sizeof(kc_td_accounted));
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+/* A process's teardown is in the histograms: its accounted share is kept. */
+void kc_vm_accounted(u64 window, u64 other)
+{
+	unsigned int pm = kc_accounted_permille(window, other);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	if (kc_td_accounted[pm] < U32_MAX)
+		kc_td_accounted[pm]++;
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+/*
+ * How many teardowns since the last reset were each per mille accounted,
+ * into @count (KC_PERMILLE + 1 of them).
+ */
+void kc_vms_accounted(u32 *count)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	memcpy(count, kc_td_accounted, sizeof(kc_td_accounted));
 	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
 }
 

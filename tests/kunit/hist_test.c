@@ -412,6 +412,47 @@ static void kc_expect_empty(struct kunit *test, enum kc_metric m,
 	KUNIT_EXPECT_EQ_MSG(test, snap->max, 0ULL, "%s", kc_metric_name(m));
 }
 
+/*
+ * The teardown group is cold (one histogram, not one a CPU), nothing else;
+ * a cold metric answers as a per-CPU one does, across a reset too.
+ */
+static void kc_hist_cold_metrics(struct kunit *test)
+{
+	struct kc_hist_snap *snap = kc_snap_alloc(test);
+	struct kc_hist_snap *hot = kc_snap_alloc(test);
+	unsigned int m, n = 0;
+	u64 v;
+
+	for (m = 0; m < KC_NR_METRICS; m++) {
+		KUNIT_EXPECT_EQ_MSG(test, kc_hist_cold(m),
+				    kc_metric_desc(m)->group == KC_G_TEARDOWN,
+				    "%s", kc_metric_name(m));
+		n += kc_hist_cold(m);
+	}
+	KUNIT_EXPECT_EQ(test, n, (unsigned int)KC_NR_COLD);
+
+	for (v = 1; v <= 100; v++) {
+		kc_hist_record(KC_M_TD_OTHER, v * 37);
+		kc_hist_record(KC_M_EXIT_MMAP, v * 37);
+	}
+	kc_hist_snapshot(KC_M_TD_OTHER, snap);
+	kc_hist_snapshot(KC_M_EXIT_MMAP, hot);
+	KUNIT_EXPECT_EQ(test, snap->count, 100ULL);
+	KUNIT_EXPECT_EQ(test, snap->sum, 37ULL * 5050);
+	KUNIT_EXPECT_EQ(test, snap->max, 3700ULL);
+	KUNIT_EXPECT_EQ(test, memcmp(snap, hot, sizeof(*snap)), 0);
+	kc_expect_empty(test, KC_M_TD_WAKE, snap);
+
+	kc_hist_reset();
+	kc_expect_empty(test, KC_M_TD_OTHER, snap);
+	kc_hist_record(KC_M_TD_OTHER, 5);
+	kc_hist_snapshot(KC_M_TD_OTHER, snap);
+	KUNIT_EXPECT_EQ(test, snap->count, 1ULL);
+	KUNIT_EXPECT_EQ(test, snap->sum, 5ULL);
+	KUNIT_EXPECT_EQ(test, snap->max, 5ULL);
+	KUNIT_EXPECT_EQ(test, snap->slots[kc_slot(5)], 1ULL);
+}
+
 static void kc_reset_baseline(struct kunit *test)
 {
 	struct kc_hist_snap *snap = kc_snap_alloc(test);
@@ -586,6 +627,7 @@ static struct kunit_case kc_hist_cases[] = {
 	KUNIT_CASE(kc_percpu_sum_every_cpu),
 	KUNIT_CASE(kc_counters_every_cpu),
 	KUNIT_CASE(kc_snapshot_every_cpu),
+	KUNIT_CASE(kc_hist_cold_metrics),
 	KUNIT_CASE(kc_reset_baseline),
 	KUNIT_CASE(kc_percentile_one_to_hundred),
 	KUNIT_CASE(kc_percentile_known),

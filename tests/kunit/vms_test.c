@@ -40,6 +40,17 @@ static struct task_struct *kc_vmm(struct kunit *test, pid_t tgid,
 	return &f->task;
 }
 
+/* A thread @pid of the process whose leader is @leader. */
+static struct task_struct *kc_thread(struct kunit *test,
+				     struct task_struct *leader, pid_t pid)
+{
+	struct task_struct *t = kc_vmm(test, leader->tgid, leader->comm);
+
+	t->pid = pid;
+	t->group_leader = leader;
+	return t;
+}
+
 static int kc_vms_test_init(struct kunit *test)
 {
 	return kc_vms_init(&kc_test_vms);
@@ -57,7 +68,7 @@ static void kc_vm_life(struct kunit *test, u64 kvm, pid_t tgid, u64 reap)
 	kc_vm_stage_creating(tgid, KC_M_KVM_CREATE_VM, 100);
 	kc_vm_created(tgid, true);
 	kc_vm_stage_tgid(tgid, KC_M_EXIT_TO_REAP, reap);
-	kc_vm_reaped(tgid);
+	kc_vm_freed(tgid, 0, NULL);
 }
 
 struct kc_vms_read {
@@ -100,7 +111,7 @@ static void kc_vms_one_life(struct kunit *test)
 	r = kc_read(test);
 	KUNIT_EXPECT_EQ(test, r->nlast, 0U);
 	KUNIT_EXPECT_EQ(test, r->st.live, 1U);
-	kc_vm_reaped(300);
+	kc_vm_freed(300, 0, NULL);
 
 	r = kc_read(test);
 	KUNIT_ASSERT_EQ(test, r->nlast, 1U);
@@ -155,7 +166,7 @@ static void kc_vms_failed_create(struct kunit *test)
 
 	kc_vm_begin(0x1000, kc_vmm(test, 300, "firecracker"));
 	kc_vm_created(300, false);
-	kc_vm_reaped(300);
+	kc_vm_freed(300, 0, NULL);
 	r = kc_read(test);
 	KUNIT_EXPECT_EQ(test, r->nlast, 0U);
 	KUNIT_EXPECT_EQ(test, r->st.live, 0U);
@@ -239,7 +250,7 @@ static void kc_vms_live_full(struct kunit *test)
 	for (i = 1; i < 5; i++)
 		kc_vm_stage_kvm(0x1000 + i, KC_M_KVM_DESTROY_VM, i);
 	for (i = 0; i < 5; i++)
-		kc_vm_reaped(600 + i);
+		kc_vm_freed(600 + i, 0, NULL);
 	r = kc_read(test);
 	KUNIT_EXPECT_EQ(test, r->st.live, 0U);
 	KUNIT_EXPECT_EQ(test, r->st.finished, 4ULL);
@@ -265,7 +276,7 @@ static void kc_vms_kvm_reused(struct kunit *test)
 	kc_vm_begin(0x1000, kc_vmm(test, 701, "firecracker"));
 	kc_vm_created(701, true);
 	kc_vm_stage_kvm(0x1000, KC_M_KVM_DESTROY_VM, 3);
-	kc_vm_reaped(701);
+	kc_vm_freed(701, 0, NULL);
 	r = kc_read(test);
 	KUNIT_ASSERT_EQ(test, r->nlast, 1U);
 	KUNIT_EXPECT_EQ(test, r->vms[0].tgid, 701);
@@ -273,7 +284,7 @@ static void kc_vms_kvm_reused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->st.live, 1U);
 
 	kc_vm_stage_tgid(700, KC_M_EXIT_TO_REAP, 5);
-	kc_vm_reaped(700);
+	kc_vm_freed(700, 0, NULL);
 	r = kc_read(test);
 	KUNIT_ASSERT_EQ(test, r->nlast, 2U);
 	KUNIT_EXPECT_EQ(test, r->vms[1].tgid, 700);
@@ -296,7 +307,7 @@ static void kc_vms_reset_keeps_live(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->nslow, 0U);
 	KUNIT_EXPECT_EQ(test, r->st.finished, 0ULL);
 	KUNIT_EXPECT_EQ(test, r->st.live, 1U);
-	kc_vm_reaped(801);
+	kc_vm_freed(801, 0, NULL);
 	r = kc_read(test);
 	KUNIT_EXPECT_EQ(test, r->nlast, 1U);
 	KUNIT_EXPECT_EQ(test, r->vms[0].tgid, 801);
@@ -308,7 +319,7 @@ static void kc_vms_reset_keeps_live(struct kunit *test)
  * process with a live record, true for one whose chain is empty or holds a
  * single record of another's, and for every process once the last record is
  * gone. A chain of several records says "may hold" to every process of it,
- * and kc_vm_reaped() then looks and finds nothing of its own; the chain's
+ * and kc_vm_freed(, 0, NULL) then looks and finds nothing of its own; the chain's
  * head follows every record that comes and goes, first, middle or last.
  */
 static void kc_vms_none_of_tgid(struct kunit *test)
@@ -349,14 +360,14 @@ static void kc_vms_none_of_tgid(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(other));
 
 	/* the middle goes: third, 100; more than one, so "may hold" */
-	kc_vm_reaped(same);
+	kc_vm_freed(same, 0, NULL);
 	KUNIT_EXPECT_EQ(test, kc_vms_live, 2U);
 	KUNIT_EXPECT_FALSE(test, kc_vms_none_of(same));
-	kc_vm_reaped(same);
+	kc_vm_freed(same, 0, NULL);
 	KUNIT_EXPECT_EQ(test, kc_vms_live, 2U);
 
 	/* the last goes: third alone */
-	kc_vm_reaped(100);
+	kc_vm_freed(100, 0, NULL);
 	KUNIT_EXPECT_EQ(test, kc_vms_live, 1U);
 	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(100));
 	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(same));
@@ -366,15 +377,410 @@ static void kc_vms_none_of_tgid(struct kunit *test)
 	kc_vm_begin(0x1000, kc_vmm(test, 100, "firecracker"));
 	kc_vm_created(100, true);
 	KUNIT_EXPECT_FALSE(test, kc_vms_none_of(same));
-	kc_vm_reaped(100);
+	kc_vm_freed(100, 0, NULL);
 	KUNIT_EXPECT_EQ(test, kc_vms_live, 1U);
 	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(100));
 	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(same));
 	KUNIT_EXPECT_FALSE(test, kc_vms_none_of(third));
-	kc_vm_reaped(third);
+	kc_vm_freed(third, 0, NULL);
 	KUNIT_EXPECT_EQ(test, kc_vms_live, 0U);
 	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(100));
 	KUNIT_EXPECT_TRUE(test, kc_vms_none_of(third));
+}
+
+/* Teardown parts by name, for the tests below. */
+#define TD(m)	KC_TD_PART(KC_M_##m)
+
+static void kc_td_interval(pid_t tgid, unsigned int part, bool open, u64 t)
+{
+	kc_vm_td_interval(KC_VM_BY_TGID, tgid, part, open, t);
+}
+
+/* The one finished record of @tgid, read back. */
+static const struct kc_vm *kc_read_one(struct kunit *test, pid_t tgid)
+{
+	struct kc_vms_read *r = kc_read(test);
+
+	KUNIT_ASSERT_GE(test, r->nlast, 1U);
+	KUNIT_EXPECT_EQ(test, r->vms[r->nlast - 1].tgid, tgid);
+	return &r->vms[r->nlast - 1];
+}
+
+static u64 kc_td_sum(const struct kc_vm *vm)
+{
+	unsigned int i;
+	u64 n = 0;
+
+	for (i = 0; i < KC_NR_TD_PARTS; i++)
+		n += vm->sum[KC_TD_METRIC(i)];
+	return n;
+}
+
+/*
+ * A SIGKILLed VMM whose vCPU thread holds the address space, leader first
+ * to exit (sched_process_exit after exit_mm, as before 6.16): every part,
+ * the destroy inside the release inside the closing vCPU thread's task
+ * work, which ends at that thread's release, not another's.
+ */
+static void kc_vms_td_kill(struct kunit *test)
+{
+	struct task_struct *leader = kc_vmm(test, 900, "firecracker");
+	struct task_struct *closer = kc_thread(test, leader, 901);
+	struct kc_td_result td;
+	const struct kc_vm *vm;
+
+	kc_vm_begin(0x9000, leader);
+	kc_vm_created(900, true);
+	kc_vm_td_event(900, KC_TD_SIGNALLED, 1000, 0);
+	kc_vm_td_event(900, KC_TD_LEADER_RUNS, 1005, 0);
+	kc_td_interval(900, TD(TD_EXIT_MMAP), true, 1010);
+	kc_vm_td_event(900, KC_TD_EXITS, 1020, 0);
+	kc_td_interval(900, TD(TD_EXIT_MMAP), false, 1030);
+	kc_td_interval(900, TD(TD_EXIT_FILES), true, 1030);
+	kc_td_interval(900, TD(TD_EXIT_FILES), false, 1031);
+	kc_vm_td_event(900, KC_TD_LEADER_DONE, 1031, 0);
+	kc_vm_td_closed(closer, 1032);
+	KUNIT_EXPECT_TRUE(test, kc_vm_td_interval(KC_VM_BY_KVM, 0x9000,
+						  TD(TD_RELEASE), true, 1033));
+	kc_vm_td_interval(KC_VM_BY_KVM, 0x9000, TD(TD_DESTROY), true, 1035);
+	kc_vm_td_interval(KC_VM_BY_KVM, 0x9000, TD(TD_DESTROY), false, 1045);
+	kc_vm_td_released(kc_thread(test, leader, 902), 1046);
+	kc_vm_td_interval(KC_VM_BY_KVM, 0x9000, TD(TD_RELEASE), false, 1046);
+	kc_vm_td_released(closer, 1048);
+	kc_vm_td_event(900, KC_TD_NOTIFIED, 1050, 0);
+	kc_vm_td_event(900, KC_TD_REAPED, 1052, 0);
+	/* another VM's and another process's intervals change nothing */
+	KUNIT_EXPECT_FALSE(test, kc_vm_td_interval(KC_VM_BY_KVM, 0x9100,
+						   TD(TD_DESTROY), true, 1053));
+	KUNIT_EXPECT_FALSE(test, kc_vm_td_interval(KC_VM_BY_TGID, 901,
+						   TD(TD_DESTROY), true, 1053));
+	kc_vm_freed(900, 1070, &td);
+
+	KUNIT_ASSERT_TRUE(test, td.valid);
+	KUNIT_EXPECT_EQ(test, td.window, 70ULL);
+	vm = kc_read_one(test, 900);
+	KUNIT_EXPECT_TRUE(test, vm->flags & KC_VM_TORN_DOWN);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TEARDOWN], 70ULL);
+	KUNIT_EXPECT_EQ(test, kc_td_sum(vm), 70ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_WAKE], 5ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_OTHER], 5ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_EXIT_MMAP], 20ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_EXIT_FILES], 1ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_TASK_WORK], 3ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_RELEASE], 3ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_DESTROY], 10ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_THREADS], 3ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_REAP_WAIT], 2ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_RCU_FREE], 18ULL);
+	/* signal_to_exit's share, before the leader's exit: 20 */
+	KUNIT_EXPECT_EQ(test, vm->td_before_exit[TD(TD_WAKE)], 5ULL);
+	KUNIT_EXPECT_EQ(test, vm->td_before_exit[TD(TD_OTHER)], 5ULL);
+	KUNIT_EXPECT_EQ(test, vm->td_before_exit[TD(TD_EXIT_MMAP)], 10ULL);
+	KUNIT_EXPECT_EQ(test, vm->td_before_exit[TD(RCU_FREE)], 0ULL);
+	/* first instants, 1 + offset */
+	KUNIT_EXPECT_EQ(test, vm->td_first[TD(TD_WAKE)], 1ULL);
+	KUNIT_EXPECT_EQ(test, vm->td_first[TD(TD_OTHER)], 6ULL);
+	KUNIT_EXPECT_EQ(test, vm->td_first[TD(TD_DESTROY)], 36ULL);
+	KUNIT_EXPECT_EQ(test, vm->td_first[TD(RCU_FREE)], 53ULL);
+	KUNIT_EXPECT_EQ(test, vm->count[KC_M_TD_DESTROY], 1U);
+}
+
+/*
+ * exit_group() without a signal: the window opens at the leader's exit;
+ * SIGCHLD ignored: no notification, the reap at once (no reap_wait).
+ */
+static void kc_vms_td_exit_autoreap(struct kunit *test)
+{
+	struct kc_td_result td;
+	const struct kc_vm *vm;
+
+	kc_vm_begin(0x9000, kc_vmm(test, 910, "qemu"));
+	kc_vm_created(910, true);
+	kc_vm_td_event(910, KC_TD_EXITS, 2000, 0);
+	kc_td_interval(910, TD(TD_EXIT_FILES), true, 2001);
+	kc_td_interval(910, TD(TD_EXIT_FILES), false, 2004);
+	kc_vm_td_event(910, KC_TD_LEADER_DONE, 2004, 0);
+	kc_vm_td_event(910, KC_TD_REAPED, 2010, 0);
+	kc_vm_freed(910, 2030, &td);
+	vm = kc_read_one(test, 910);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TEARDOWN], 30ULL);
+	KUNIT_EXPECT_EQ(test, kc_td_sum(vm), 30ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_OTHER], 1ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_EXIT_FILES], 3ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_THREADS], 6ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_REAP_WAIT], 0ULL);
+	KUNIT_EXPECT_EQ(test, vm->td_first[TD(REAP_WAIT)], 0ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_RCU_FREE], 20ULL);
+	/* nothing before the exit, which opened the window */
+	KUNIT_EXPECT_EQ(test, vm->td_before_exit[TD(TD_OTHER)], 0ULL);
+}
+
+/*
+ * The leader exits last, after its threads; the destroy runs under a vCPU
+ * fd's release, after the VM fd's (no release open then); a second signal
+ * does not move the start.
+ */
+static void kc_vms_td_leader_last(struct kunit *test)
+{
+	struct task_struct *leader = kc_vmm(test, 920, "firecracker");
+	struct kc_td_result td;
+	const struct kc_vm *vm;
+
+	kc_vm_begin(0x9000, leader);
+	kc_vm_created(920, true);
+	kc_vm_td_event(920, KC_TD_SIGNALLED, 100, 0);
+	kc_vm_td_event(920, KC_TD_SIGNALLED, 104, 0);
+	kc_td_interval(920, TD(TD_EXIT_FILES), true, 105);	/* a thread */
+	kc_td_interval(920, TD(TD_EXIT_FILES), false, 106);
+	kc_vm_td_event(920, KC_TD_LEADER_RUNS, 108, 0);
+	kc_vm_td_event(920, KC_TD_LEADER_RUNS, 109, 0);	/* once */
+	kc_vm_td_event(920, KC_TD_EXITS, 110, 0);
+	kc_td_interval(920, TD(TD_EXIT_MMAP), true, 110);
+	kc_td_interval(920, TD(TD_EXIT_MMAP), false, 130);
+	kc_td_interval(920, TD(TD_EXIT_FILES), true, 130);
+	kc_td_interval(920, TD(TD_EXIT_FILES), false, 131);
+	kc_vm_td_event(920, KC_TD_LEADER_DONE, 131, 0);
+	kc_vm_td_closed(leader, 131);
+	kc_vm_td_interval(KC_VM_BY_KVM, 0x9000, TD(TD_RELEASE), true, 132);
+	kc_vm_td_interval(KC_VM_BY_KVM, 0x9000, TD(TD_RELEASE), false, 133);
+	kc_vm_td_interval(KC_VM_BY_KVM, 0x9000, TD(TD_DESTROY), true, 134);
+	kc_vm_td_interval(KC_VM_BY_KVM, 0x9000, TD(TD_DESTROY), false, 144);
+	/* the leader, last, notifies its parent: its task work is over */
+	kc_vm_td_event(920, KC_TD_NOTIFIED, 145, 0);
+	kc_vm_td_event(920, KC_TD_REAPED, 150, 0);
+	kc_vm_freed(920, 170, &td);
+	vm = kc_read_one(test, 920);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TEARDOWN], 70ULL);
+	KUNIT_EXPECT_EQ(test, kc_td_sum(vm), 70ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_WAKE], 7ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_OTHER], 2ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_EXIT_FILES], 2ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_EXIT_MMAP], 20ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_RELEASE], 1ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_DESTROY], 10ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_TASK_WORK], 3ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_THREADS], 0ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_REAP_WAIT], 5ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_RCU_FREE], 20ULL);
+}
+
+/*
+ * The leader closed the files but is not the last thread: its exit has no
+ * later event, so its task work ends at the first thread's release after
+ * it is a zombie (none before).
+ */
+static void kc_vms_td_leader_closes(struct kunit *test)
+{
+	struct task_struct *leader = kc_vmm(test, 925, "firecracker");
+	const struct kc_vm *vm;
+
+	kc_vm_begin(0x9000, leader);
+	kc_vm_created(925, true);
+	kc_vm_td_event(925, KC_TD_EXITS, 0, 0);
+	kc_vm_td_event(925, KC_TD_LEADER_DONE, 2, 0);
+	kc_vm_td_closed(leader, 2);
+	kc_vm_td_closed(kc_thread(test, leader, 926), 3);	/* one closer */
+	kc_vm_td_released(kc_thread(test, leader, 927), 10);
+	leader->exit_state = EXIT_ZOMBIE;
+	kc_vm_td_released(kc_thread(test, leader, 928), 12);
+	kc_vm_td_released(kc_thread(test, leader, 929), 16);
+	kc_vm_td_event(925, KC_TD_NOTIFIED, 16, 0);
+	kc_vm_freed(925, 20, NULL);
+	vm = kc_read_one(test, 925);
+	KUNIT_EXPECT_EQ(test, kc_td_sum(vm), 20ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_OTHER], 2ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_TASK_WORK], 10ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_THREADS], 4ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_REAP_WAIT], 4ULL);
+}
+
+/*
+ * Three VMs in one process (arm64 QEMU makes three): each record has the
+ * process's teardown, the histograms get it once; the destroy of one is
+ * the process's.
+ */
+static void kc_vms_td_three_vms(struct kunit *test)
+{
+	struct task_struct *t = kc_vmm(test, 930, "qemu-system-aar");
+	struct kc_td_result td;
+	struct kc_vms_read *r;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		kc_vm_begin(0xa000 + i, t);
+		kc_vm_created(930, true);
+	}
+	kc_vm_td_event(930, KC_TD_SIGNALLED, 0, 0);
+	kc_vm_td_interval(KC_VM_BY_KVM, 0xa001, TD(TD_DESTROY), true, 10);
+	kc_vm_td_interval(KC_VM_BY_KVM, 0xa001, TD(TD_DESTROY), false, 15);
+	kc_vm_td_event(930, KC_TD_EXITS, 20, 0);
+	kc_vm_freed(930, 40, &td);
+	KUNIT_EXPECT_TRUE(test, td.valid);
+	KUNIT_EXPECT_EQ(test, td.window, 40ULL);
+	KUNIT_EXPECT_EQ(test, td.part[TD(TD_DESTROY)], 5ULL);
+	r = kc_read(test);
+	KUNIT_ASSERT_EQ(test, r->nlast, 3U);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, r->vms[i].sum[KC_M_TEARDOWN], 40ULL);
+		KUNIT_EXPECT_EQ(test, r->vms[i].sum[KC_M_TD_DESTROY], 5ULL);
+		KUNIT_EXPECT_EQ(test, r->vms[i].sum[KC_M_TD_WAKE], 15ULL);
+		KUNIT_EXPECT_EQ(test, r->vms[i].sum[KC_M_TD_OTHER], 20ULL);
+	}
+}
+
+/*
+ * arm64 QEMU's scratch VMs, made and destroyed at its start, one before its
+ * VM (finished when the next is made), one beside it: their destroy is not
+ * a part of the process's teardown, nor is the teardown theirs; the VM
+ * destroyed inside it has it, and the histograms get it once.
+ */
+static void kc_vms_td_scratch_vms(struct kunit *test)
+{
+	struct task_struct *t = kc_vmm(test, 935, "qemu-system-aar");
+	struct kc_td_result td;
+	struct kc_vms_read *r;
+
+	kc_vm_begin(0xc000, t);
+	kc_vm_created(935, true);
+	kc_vm_destroying(0xc000, true, 1);
+	kc_vm_destroying(0xc000, false, 3);
+	kc_vm_destroyed(0xc000);
+	kc_vm_begin(0xc001, t);
+	kc_vm_created(935, true);
+	kc_vm_begin(0xc002, t);
+	kc_vm_created(935, true);
+	kc_vm_destroying(0xc002, true, 5);
+	kc_vm_destroying(0xc002, false, 7);
+	kc_vm_td_event(935, KC_TD_SIGNALLED, 100, 0);
+	kc_vm_destroying(0xc001, true, 110);
+	kc_vm_destroying(0xc001, false, 130);
+	kc_vm_td_event(935, KC_TD_EXITS, 140, 0);
+	kc_vm_freed(935, 150, &td);
+	KUNIT_ASSERT_TRUE(test, td.valid);
+	KUNIT_EXPECT_EQ(test, td.window, 50ULL);
+	KUNIT_EXPECT_EQ(test, td.part[TD(TD_DESTROY)], 20ULL);
+	r = kc_read(test);
+	KUNIT_ASSERT_EQ(test, r->nlast, 3U);
+	/* 0xc000 when 0xc001 was made, then freed newest first */
+	KUNIT_EXPECT_EQ(test, r->vms[0].count[KC_M_TEARDOWN], 0U);
+	KUNIT_EXPECT_FALSE(test, r->vms[1].flags & KC_VM_TORN_DOWN);
+	KUNIT_EXPECT_EQ(test, r->vms[1].count[KC_M_TEARDOWN], 0U);
+	KUNIT_EXPECT_TRUE(test, r->vms[2].flags & KC_VM_TORN_DOWN);
+	KUNIT_EXPECT_EQ(test, r->vms[2].sum[KC_M_TD_DESTROY], 20ULL);
+}
+
+/*
+ * A VMM that closes its only VM before it exits (kvmchurn load --end
+ * close): the destroy is before the window, the teardown still the VM's.
+ */
+static void kc_vms_td_closed_first(struct kunit *test)
+{
+	struct kc_td_result td;
+	const struct kc_vm *vm;
+
+	kc_vm_begin(0xd000, kc_vmm(test, 936, "firecracker"));
+	kc_vm_created(936, true);
+	kc_vm_destroying(0xd000, true, 1);
+	kc_vm_destroying(0xd000, false, 9);
+	kc_vm_destroyed(0xd000);
+	kc_vm_td_event(936, KC_TD_EXITS, 20, 0);
+	kc_vm_freed(936, 50, &td);
+	KUNIT_EXPECT_TRUE(test, td.valid);
+	vm = kc_read_one(test, 936);
+	KUNIT_EXPECT_TRUE(test, vm->flags & KC_VM_TORN_DOWN);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TEARDOWN], 30ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_DESTROY], 0ULL);
+}
+
+/* A process freed with no window (no signal, no exit seen): no parts. */
+static void kc_vms_td_never_opened(struct kunit *test)
+{
+	struct kc_td_result td;
+	const struct kc_vm *vm;
+
+	kc_vm_begin(0x9000, kc_vmm(test, 940, "firecracker"));
+	kc_vm_created(940, true);
+	kc_vm_td_event(940, KC_TD_REAPED, 5, 0);
+	kc_vm_freed(940, 10, &td);
+	KUNIT_EXPECT_FALSE(test, td.valid);
+	vm = kc_read_one(test, 940);
+	KUNIT_EXPECT_FALSE(test, vm->flags & KC_VM_TORN_DOWN);
+	KUNIT_EXPECT_EQ(test, vm->count[KC_M_TEARDOWN], 0U);
+	KUNIT_EXPECT_EQ(test, kc_td_sum(vm), 0ULL);
+}
+
+/* The release that ran a VM's destroy, in the task that runs both. */
+static void kc_vms_td_destroyed_by(struct kunit *test)
+{
+	struct task_struct *t = kc_vmm(test, 950, "firecracker");
+	struct kc_vms_read *r;
+
+	kc_vm_begin(0xb000, t);
+	kc_vm_created(950, true);
+	kc_vm_begin(0xb001, t);
+	kc_vm_created(950, true);
+	kc_vm_begin(0xb002, t);
+	kc_vm_created(950, true);
+	/* the VM fd's release, then a vCPU fd's, then neither */
+	KUNIT_EXPECT_TRUE(test, kc_vm_releasing(0xb000, KC_VM_REL_VM, true));
+	KUNIT_EXPECT_TRUE(test, kc_vm_destroying(0xb000, true, 10));
+	kc_vm_destroying(0xb000, false, 11);
+	kc_vm_releasing(0xb000, KC_VM_REL_VM, false);
+	kc_vm_releasing(0xb001, KC_VM_REL_VCPU, true);
+	kc_vm_destroying(0xb001, true, 12);
+	kc_vm_destroying(0xb001, false, 13);
+	kc_vm_releasing(0xb001, KC_VM_REL_VCPU, false);
+	kc_vm_destroying(0xb002, true, 14);
+	kc_vm_destroying(0xb002, false, 15);
+	KUNIT_EXPECT_FALSE(test, kc_vm_releasing(0xbfff, KC_VM_REL_VM, true));
+	KUNIT_EXPECT_FALSE(test, kc_vm_destroying(0xbfff, true, 16));
+	kc_vm_freed(950, 20, NULL);
+	r = kc_read(test);
+	KUNIT_ASSERT_EQ(test, r->nlast, 3U);
+	/* freed newest first: 0xb002, 0xb001, 0xb000 */
+	KUNIT_EXPECT_EQ(test, r->vms[0].flags, (u32)KC_VM_DESTROY_BY_OTHER);
+	KUNIT_EXPECT_EQ(test, r->vms[1].flags, (u32)KC_VM_DESTROY_BY_VCPU);
+	KUNIT_EXPECT_EQ(test, r->vms[2].flags, (u32)KC_VM_DESTROY_BY_VM);
+}
+
+/*
+ * The leader's run-queue wait between taking the signal and its exit is
+ * told apart from the time no stage held, no more than that time.
+ */
+static void kc_vms_td_runq(struct kunit *test)
+{
+	const struct kc_vm *vm;
+
+	kc_vm_begin(0x9000, kc_vmm(test, 960, "firecracker"));
+	kc_vm_created(960, true);
+	kc_vm_td_event(960, KC_TD_SIGNALLED, 0, 0);
+	kc_vm_td_event(960, KC_TD_LEADER_RUNS, 10, 100);
+	kc_td_interval(960, TD(TD_EXIT_MMAP), true, 20);
+	kc_td_interval(960, TD(TD_EXIT_MMAP), false, 25);
+	/* 25 of no stage since it ran, 15 of them on a run queue */
+	kc_vm_td_event(960, KC_TD_EXITS, 40, 115);
+	kc_vm_freed(960, 50, NULL);
+	vm = kc_read_one(test, 960);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TEARDOWN], 50ULL);
+	KUNIT_EXPECT_EQ(test, kc_td_sum(vm), 50ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_WAKE], 10ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_RUNQ], 15ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_OTHER], 10ULL + 10ULL);
+	KUNIT_EXPECT_EQ(test, vm->td_before_exit[TD(TD_RUNQ)], 15ULL);
+
+	/* a wait longer than the idle time moves only that */
+	kc_vm_begin(0x9000, kc_vmm(test, 961, "firecracker"));
+	kc_vm_created(961, true);
+	kc_vm_td_event(961, KC_TD_SIGNALLED, 0, 0);
+	kc_vm_td_event(961, KC_TD_LEADER_RUNS, 0, 0);
+	kc_td_interval(961, TD(TD_EXIT_MMAP), true, 1);
+	kc_td_interval(961, TD(TD_EXIT_MMAP), false, 30);
+	kc_vm_td_event(961, KC_TD_EXITS, 31, 500);
+	kc_vm_freed(961, 31, NULL);
+	vm = kc_read_one(test, 961);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_RUNQ], 2ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_TD_OTHER], 0ULL);
+	KUNIT_EXPECT_EQ(test, kc_td_sum(vm), 31ULL);
 }
 
 static void kc_vms_params_range(struct kunit *test)
@@ -397,8 +803,8 @@ static void kc_vms_params_range(struct kunit *test)
 	kc_vm_begin(0x1000, kc_vmm(test, 900, "firecracker"));
 	kc_vm_begin(0x2000, kc_vmm(test, 901, "firecracker"));
 	kc_vm_created(901, true);
-	kc_vm_reaped(901);
-	kc_vm_reaped(900);
+	kc_vm_freed(901, 0, NULL);
+	kc_vm_freed(900, 0, NULL);
 	KUNIT_EXPECT_EQ(test, kc_st.live_evicted, 1ULL);
 	KUNIT_EXPECT_EQ(test, kc_st.finished, 1ULL);
 }
@@ -414,6 +820,16 @@ static struct kunit_case kc_vms_cases[] = {
 	KUNIT_CASE(kc_vms_reset_keeps_live),
 	KUNIT_CASE(kc_vms_none_of_tgid),
 	KUNIT_CASE(kc_vms_params_range),
+	KUNIT_CASE(kc_vms_td_kill),
+	KUNIT_CASE(kc_vms_td_exit_autoreap),
+	KUNIT_CASE(kc_vms_td_leader_last),
+	KUNIT_CASE(kc_vms_td_leader_closes),
+	KUNIT_CASE(kc_vms_td_three_vms),
+	KUNIT_CASE(kc_vms_td_scratch_vms),
+	KUNIT_CASE(kc_vms_td_closed_first),
+	KUNIT_CASE(kc_vms_td_never_opened),
+	KUNIT_CASE(kc_vms_td_destroyed_by),
+	KUNIT_CASE(kc_vms_td_runq),
 	{}
 };
 

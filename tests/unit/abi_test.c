@@ -352,6 +352,18 @@ static void test_names(void)
 }
 
 /* The table's own consistency: names unique, every metric probed, every probe named. */
+/* Whether metric @m rests, within @depth, on a metric with a probe. */
+static bool rests_on_probes(const unsigned int *probes, unsigned int m, unsigned int depth)
+{
+	for (unsigned int i = 0; depth && i < KC_NR_RESTS_ON; i++) {
+		const struct kc_rests_on *r = kc_rests_on(i);
+
+		if (r->m == m && (probes[r->on] || rests_on_probes(probes, r->on, depth - 1)))
+			return true;
+	}
+	return false;
+}
+
 static void test_table(void)
 {
 	unsigned int m, n, p, probes[KC_NR_METRICS] = { 0 };
@@ -370,9 +382,22 @@ static void test_table(void)
 			probes[d->metric]++;
 	}
 	check(!bad, "every probe has a metric and a symbol");
+	/*
+	 * A metric without a probe of its own rests on metrics that have
+	 * one, within KC_RESTS_DEPTH; a row names two known, distinct metrics.
+	 */
+	for (n = 0, bad = 0; n < KC_NR_RESTS_ON; n++) {
+		const struct kc_rests_on *r = kc_rests_on(n);
+
+		bad += r->m >= KC_NR_METRICS || r->on >= KC_NR_METRICS || r->m == r->on;
+	}
+	check(!bad && KC_NR_RESTS_ON == 24, "KC_RESTS_ON: %u rows of known metrics", KC_NR_RESTS_ON);
 	for (m = 0, bad = 0; m < KC_NR_METRICS; m++)
-		bad += !probes[m];
-	check(!bad, "every metric has a probe");
+		bad += !probes[m] && !rests_on_probes(probes, m, KC_RESTS_DEPTH);
+	check(!bad, "every metric has a probe or rests on metrics that do");
+	check(!rests_on_probes(probes, KC_M_TD_OTHER, KC_RESTS_DEPTH - 1) &&
+	      rests_on_probes(probes, KC_M_TD_OTHER, KC_RESTS_DEPTH),
+	      "td_other rests on signal_to_exit's probe through teardown, two deep");
 	for (m = 0, bad = 0, n = 0; m < KC_NR_METRICS; m++) {
 		size_t len = strlen(kc_metric_name(m));
 
@@ -383,13 +408,44 @@ static void test_table(void)
 	for (m = 0, n = 0; m < KC_NR_METRICS; m++)
 		n += kc_metric_desc(m)->origin == KC_ORIGIN_ADDED;
 	/* the seed has 13 histograms: kvm_create_vm ... reclaim_memcg */
-	check(n == 6 && KC_NR_METRICS - n == 13, "13 of the seed's rows, 6 added: %u added", n);
+	check(n == 19 && KC_NR_METRICS - n == 13, "13 of the seed's rows, 19 added: %u added", n);
 	check(!strcmp(kc_origin_name(KC_ORIGIN_SEED), "seed") &&
 	      !strcmp(kc_origin_name(KC_ORIGIN_ADDED), "added") &&
 	      !strcmp(kc_origin_name(KC_NR_ORIGINS), "?"), "origin names");
 	check(!strcmp(kc_probe_desc(KC_NR_KRETPROBES)->kind, "tracepoint") &&
 	      !strcmp(kc_probe_desc(KC_NR_KRETPROBES - 1)->kind, "kretprobe"),
 	      "the kretprobes come first, then the tracepoints");
+}
+
+/* A metric's note: its own probes' state, then what it rests on, two deep. */
+static void test_rests_on_note(void)
+{
+	struct kc_probe_status st[KC_NR_PROBES];
+	const char *attached = kc_probe_state_name(KC_PROBE_ATTACHED);
+
+	memset(st, 0, sizeof(st));
+	for (unsigned int p = 0; p < KC_NR_PROBES; p++) {
+		st[p].m = kc_probe_desc(p)->metric;
+		snprintf(st[p].state, sizeof(st[p].state), "%s", attached);
+	}
+	check(!*kc_metric_note(st, KC_NR_PROBES, KC_M_TD_OTHER) &&
+	      !*kc_metric_note(st, KC_NR_PROBES, KC_M_TEARDOWN), "all attached: no note");
+	snprintf(st[KC_KRET_EXIT_MMAP].state, sizeof(st[0].state), "absent");
+	check(!strcmp(kc_metric_note(st, KC_NR_PROBES, KC_M_TD_EXIT_MMAP), "absent") &&
+	      !*kc_metric_note(st, KC_NR_PROBES, KC_M_TD_DESTROY) &&
+	      !*kc_metric_note(st, KC_NR_PROBES, KC_M_TEARDOWN),
+	      "exit_mmap's probe absent: td_exit_mmap says so, td_destroy and teardown do not");
+	snprintf(st[KC_NR_KRETPROBES + KC_TP_SIGNAL_DELIVER].state, sizeof(st[0].state), "off");
+	check(!strcmp(kc_metric_note(st, KC_NR_PROBES, KC_M_TEARDOWN), "off") &&
+	      !strcmp(kc_metric_note(st, KC_NR_PROBES, KC_M_TD_OTHER), "off") &&
+	      !strcmp(kc_metric_note(st, KC_NR_PROBES, KC_M_TD_EXIT_MMAP), "absent") &&
+	      !*kc_metric_note(st, KC_NR_PROBES, KC_M_EXIT_TO_REAPED),
+	      "signal_deliver off: the window and its parts say so, its own probe first");
+	snprintf(st[KC_KRET_TASK_RELEASE].state, sizeof(st[0].state), "error -2");
+	check(!strcmp(kc_metric_note(st, KC_NR_PROBES, KC_M_EXIT_TO_REAPED), "error -2") &&
+	      !strcmp(kc_metric_note(st, KC_NR_PROBES, KC_M_TD_TASK_WORK), "error -2") &&
+	      !strcmp(kc_metric_note(st, KC_NR_PROBES, KC_M_RCU_FREE), "error -2"),
+	      "the release probe failed: exit_to_reaped and the parts it ends say so");
 }
 
 /* bpftrace's order: maps by name, the keys of one map by their total. */
@@ -413,9 +469,11 @@ static void test_maps(void)
 		      "@us_irqbypass[unregister] @us_irqbypass[register] @us_kvm_create_vm "
 		      "@us_kvm_destroy_vcpus @us_kvm_destroy_vm "
 		      "@us_kvm_vm_release @us_reclaim_direct @us_reclaim_memcg "
-		      "@us_signal_to_exit @us_stage2_destroy @us_first_run_setup "
-		      "@us_kvm_mmu_teardown @us_mmu_notifier_unregister @us_uevent_create "
-		      "@us_uevent_destroy @us_vcpu_create "),
+		      "@us_signal_to_exit @us_stage2_destroy @us_exit_to_reaped @us_first_run_setup "
+		      "@us_kvm_mmu_teardown @us_mmu_notifier_unregister @us_rcu_free @us_reap_wait "
+		      "@us_td_destroy @us_td_exit_files @us_td_exit_mmap @us_td_other @us_td_release "
+		      "@us_td_runq @us_td_task_work @us_td_threads @us_td_wake @us_teardown "
+		      "@us_uevent_create @us_uevent_destroy @us_vcpu_create "),
 	      "maps in bpftrace's order, kvmchurn's after the seed's: %s", order);
 
 	/* bpftrace prints a count() without a key at 0, nothing else empty. */
@@ -503,6 +561,7 @@ int main(void)
 	test_percentile_known();
 	test_names();
 	test_table();
+	test_rests_on_note();
 	test_maps();
 	test_checks();
 	printf("1..%d\nabi: %d passed, %d failed\n", passed + failed, passed, failed);

@@ -67,7 +67,7 @@ complete_line() { # complete_line WORD...: what completing the last word offers
 }
 result "completes a command" "show snapshot summary" "$(complete_line kvmchurn s)"
 result "completes a command after -d DIR" "diff disable downtime dump" "$(complete_line kvmchurn -d /tmp d)"
-result "completes a metric of show" "exit_files exit_mmap exit_to_reap" "$(complete_line "$client" show exit_)"
+result "completes a metric of show" "exit_files exit_mmap exit_to_reap exit_to_reaped" "$(complete_line "$client" show exit_)"
 result "completes no metric where the client cannot be run" "" "$(complete_line "$top/no-such-client" show exit_)"
 result "completes --end's values" "close exit kill term" "$(complete_line kvmchurn load -n 5 --end '')"
 result "completes --backing's values" "hugetlb" "$(complete_line kvmchurn load --backing h)"

@@ -335,6 +335,92 @@ printf 'kvmchurn vms: there is no %s/vms: the module loaded is older than this c
 want_same err "$tmp/want"
 finish "vms: a folder without vms (an older module)"
 
+# ---- teardowns partitioned (hand/vms-td: a killed process of two VMs, one
+# without a partition, one that exited and was autoreaped) ----
+
+run -d "$hand/vms-td" vms
+want_rc 0
+want_same err empty
+want_same out "$expected/hand/vms-td.out"
+finish "vms: the parts as columns, the stages they cover left out, acc and its p50, p10, min"
+
+run -d "$hand/vms-td" vms --stages
+want_rc 0
+want_same out "$expected/hand/vms-td-stages.out"
+finish "vms --stages: every stage a column"
+
+run -d "$hand/vms-td" vms 2001
+want_rc 0
+want_same err empty
+want_same out "$expected/hand/vms-td-2001.out"
+finish "vms PID: each VM of the process part by part, before and after the exit, the largest marked"
+
+run -d "$hand/vms-td" vms 2007
+want_rc 0
+want_grep out '^accounted 80\.0 %; parent not notified \(SIGCHLD ignored, or no parent\), reaped at \+39000 us$'
+want_grep out '^td_exit_mmap  *\+10000  *0  *20000  *20000  *40\.0 % \*$'
+finish "vms PID: no notification said as such, the largest part marked"
+
+run -d "$hand/vms-td" vms 2005
+want_rc 0
+want_grep out '^its teardown was not partitioned'
+finish "vms PID of a VM without a partition: said so"
+
+run -d "$hand/vms-td" vms --json 2001
+want_rc 0
+json_ok
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+vms = d["vms"]
+assert [v["tgid"] for v in vms] == [2001, 2001], vms
+for v in vms:
+    t = v["teardown"]
+    assert sum(p["duration"] for p in t["parts"]) == t["window"] == 98000, t
+    assert t["window"] == v["stages"]["signal_to_exit"]["sum"] + v["stages"]["exit_to_reap"]["sum"]
+    assert sum(p["before_exit"] for p in t["parts"]) == v["stages"]["signal_to_exit"]["sum"]
+    assert t["notified"] == 78900 and t["reaped"] == 80200 and t["destroyed_by"] == "vm"
+    assert t["accounted_permille"] == 986 and v["largest"] == "td_destroy"
+    assert {p["part"]: p["start"] for p in t["parts"]}["td_runq"] == 500
+' "$tmp/out" || problems+=("vms --json 2001: the parts do not add up as the file says")
+finish "vms --json PID: its VMs only, each part's start and duration summing to the window"
+
+run -d "$hand/vms-td" vms --json -n 2
+want_rc 0
+json_ok
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [v["teardown"] and v["teardown"]["window"] for v in d["vms"]] == [None, 50000], d
+assert d["vms"][1]["teardown"]["notified"] is None and d["vms"][1]["teardown"]["destroyed_by"] == "vcpu"
+' "$tmp/out" || problems+=("vms --json -n 2: teardown null without a partition, notified null when not seen")
+finish "vms --json: teardown null without a partition"
+
+run -d "$hand/vms-td" vms 4242
+want_rc 1
+want_same out empty
+printf 'kvmchurn vms: no finished VM of pid 4242 among the last ones in %s/vms\n' "$hand/vms-td" >"$tmp/want"
+want_same err "$tmp/want"
+finish "vms PID that finished no VM: exit 1, said so"
+
+# bad_td NAME SED-SCRIPT MESSAGE: hand/vms-td/vms edited by SED-SCRIPT is refused.
+bad_td() {
+	mkdir -p "$tmp/badtd"
+	sed "$2" "$hand/vms-td/vms" >"$tmp/badtd/vms"
+	(cd "$tmp" && "$client" -d badtd vms) >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	want_rc 2
+	want_same out empty
+	printf 'kvmchurn vms: badtd/vms, line %s: is the module of the same version as the client?\n' "$3" >"$tmp/want"
+	want_same err "$tmp/want"
+	finish "bad vms td: $1"
+}
+bad_td no-td-fields '/^td-fields/d' "7: a td record unlike the td-fields record"
+bad_td short-td '8s/\t[^\t]*$//' "8: a td record unlike the td-fields record"
+bad_td part '8s/\t1:500\t/\t1;500\t/' "8: a td record of other than numbers and FIRST:BEFORE parts"
+bad_td notified '8s/\t78901\t/\tx\t/' "8: a td record of other than numbers and FIRST:BEFORE parts"
+bad_td few-td-fields '6s/\tdestroyed_by.*//' "6: too few td fields"
+
 for args in "-n 0" "-n x" "--slowest=1" "extra"; do
 	# shellcheck disable=SC2086 # the options
 	run -d "$hand/vms" vms $args
@@ -454,9 +540,9 @@ bad short-hist '6s/\t35:1$//' \
 bad second-hist '6p' \
 	"bad/raw: line 7: a second hist record of kvm_create_vm"
 bad second-counter '/^counter\tsigkill/p' \
-	"bad/raw: line 27: a second counter record of sigkill"
+	"bad/raw: line 40: a second counter record of sigkill"
 bad counter-value 's/^counter\treap\t1$/counter\treap\t1 /' \
-	"bad/raw: line 28: counter record: reap '1 ' is not a number"
+	"bad/raw: line 41: counter record: reap '1 ' is not a number"
 bad slots '5s/252/300/' \
 	"bad/raw: line 5: histograms of 300 slots: this client knows only 252"
 bad unit '2s/us/ms/' \
@@ -468,13 +554,19 @@ bad enabled '3s/1/yes/' \
 bad empty-line '4s/$/\n/' \
 	"bad/raw: line 5: empty line"
 bad probe-short '/^probe\tkvm_create_vm/s/\t0$//' \
-	"bad/raw: line 31: probe record: 5 fields, expected 6"
-# shellcheck disable=SC2016 # a sed address
-bad pairs '$s/.*/pairs\t4096\t0\t-\t0/' \
-	"bad/raw: line 55: pairs record: dropped '-' is not a number"
-# shellcheck disable=SC2016 # a sed address
-bad pairs-not-reaped '$s/$/\tmany/' \
-	"bad/raw: line 55: pairs record: not reaped 'many' is not a number"
+	"bad/raw: line 44: probe record: 5 fields, expected 6"
+bad pairs 's/^pairs\t.*/pairs\t4096\t0\t-\t0/' \
+	"bad/raw: line 71: pairs record: dropped '-' is not a number"
+bad pairs-not-reaped '/^pairs\t/s/$/\tmany/' \
+	"bad/raw: line 71: pairs record: not reaped 'many' is not a number"
+bad accounted-short '/^accounted\t/s/\t.*//' \
+	"bad/raw: line 72: accounted record: 0 fields, expected 1"
+bad accounted-item '/^accounted\t/s/995:1/99.5:1/' \
+	"bad/raw: line 72: accounted record: '99.5:1' is not per-mille:count"
+bad accounted-count '/^accounted\t/s/995:1/995:4294967296/' \
+	"bad/raw: line 72: accounted record: '995:4294967296' is not per-mille:count"
+bad accounted-above '/^accounted\t/s/995:1/1001:1/' \
+	"bad/raw: line 72: accounted record: 1001 is above 1000 per mille"
 bad empty-file 'd' \
 	"bad/raw is empty: not a kvmchurn raw file"
 
@@ -482,22 +574,19 @@ bad empty-file 'd' \
 # v1): check counts them as the module's checks does. A raw file without it
 # gives only the pairing entries in use, a bound ("up to").
 mkdir -p "$tmp/pending"
-# shellcheck disable=SC2016 # a sed address
-sed -e 's/^counter\texit\t1$/counter\texit\t3/' -e '$s/.*/pairs\t4096\t2\t0\t0\t2/' \
+sed -e 's/^counter\texit\t1$/counter\texit\t3/' -e 's/^pairs\t.*/pairs\t4096\t2\t0\t0\t2/' \
 	"$hand/known/raw" >"$tmp/pending/raw"
 run -d "$tmp/pending" check --json
 want_rc 0
 json_ok "$tmp/out"
 want_grep out '^\{"status":"ok","checks":\[\{"check":"exit = reap","verdict":"OK","text":"exit 3, reap 1, 2 not reaped yet","values":\{"exit":3,"reap":1,"not_reaped":2\}\}'
 finish "pairs' sixth field: check counts the exits not reaped, exactly"
-# shellcheck disable=SC2016 # a sed address
-sed -i '$s/\t2$/\t1/' "$tmp/pending/raw"
+sed -i '/^pairs\t/s/\t2$/\t1/' "$tmp/pending/raw"
 run -d "$tmp/pending" check
 want_rc 1
 want_grep out '^WARN exit = reap: exit 3, reap 1, 1 not reaped yet$'
 finish "pairs' sixth field: one exit too many warns, where the bound would not"
-# shellcheck disable=SC2016 # a sed address
-sed -i '$s/\t1$//' "$tmp/pending/raw"
+sed -i '/^pairs\t/s/\t1$//' "$tmp/pending/raw"
 run -d "$tmp/pending" check
 want_rc 0
 want_grep out '^OK   exit = reap: exit 3, reap 1, up to 2 not reaped yet$'
@@ -973,6 +1062,8 @@ awk -F '\t' -v OFS='\t' -v a="$tmp/half-a/raw" -v b="$tmp/half-b/raw" '
 	$1 == "counter" { h = half($3); print $1, $2, h >a; print $1, $2, $3 - h >b; next }
 	$1 == "probe" { h = half($6); print $1, $2, $3, $4, $5, h, $7 >a; print $1, $2, $3, $4, $5, $6 - h, 0 >b; next }
 	$1 == "pairs" { print $1, 2048, 0, 0, 0 >a; print $1, 2048, 0, 0, 0 >b; next }
+	# the teardowns: the first share to one half, the others to the other
+	$1 == "accounted" { i = index($2, ","); print $1, substr($2, 1, i - 1) >a; print $1, substr($2, i + 1) >b; next }
 	{ print >a; print >b }' "$hand/known/raw"
 cmp -s "$tmp/half-a/raw" "$hand/known/raw" && problems+=("the first half is the whole")
 run merge "$tmp/half-b" "$tmp/half-a"
@@ -1067,9 +1158,9 @@ run merge "$hand/diff-a" "$hand/diff-b"
 want_grep out '^enabled	1$'
 want_grep out '^pairs	8192	2	0	0$'
 run merge "${caps[0]}" "$hand/diff-b"
-want_grep out '^pairs	8192	0	0	0$'
+want_grep out '^pairs	36864	0	0	0$'
 run merge "${caps[0]}" "${caps[1]}"
-want_grep out '^pairs	8192	0	0	0	0$'
+want_grep out '^pairs	65536	0	0	0	0$'
 run merge "$hand/diff-a" "$tmp/fnone2"
 want_rc 0
 grep -q -e '^enabled' -e '^pairs' "$tmp/out" && problems+=("enabled or pairs where a snapshot had none")

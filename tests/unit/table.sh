@@ -26,7 +26,7 @@ want_same err empty
 # name, group, unit, map, span, probes, origin: seven fields, none empty
 want_eq "rows of seven fields" "" "$(awk -F '\t' 'NF != 7 || $1 == "" || $5 == "" || $6 == "" || ($7 != "seed" && $7 != "added")' "$tmp/list")"
 # the seed's 13 histograms, and kvmchurn's additions (printed after them in `all`)
-want_eq "added metrics" "kvm_mmu_teardown vcpu_create first_run_setup uevent_create uevent_destroy mmu_notifier_unregister" \
+want_eq "added metrics" "kvm_mmu_teardown vcpu_create first_run_setup uevent_create uevent_destroy mmu_notifier_unregister exit_to_reaped teardown td_destroy td_release td_task_work td_exit_mmap td_exit_files td_threads reap_wait rcu_free td_wake td_runq td_other" \
 	"$(awk -F '\t' '$7 == "added" { printf "%s%s", n++ ? " " : "", $1 }' "$tmp/list")"
 want_eq "the seed's metrics" 13 "$(awk -F '\t' '$7 == "seed"' "$tmp/list" | wc -l)"
 # the module that made the capture had the same table: a hist record a row
@@ -70,11 +70,17 @@ for i in "${!names[@]}"; do
 	has_line "$tmp/dump" "^metric	$m	" || problems+=("dump: no $m")
 	grep -qF "\"name\":\"$m\"" "$tmp/dump-json" || problems+=("dump --json: no $m")
 	grep -qF "metric=\"$m\"" "$tmp/export" || problems+=("export: no $m")
-	for p in ${probes[i]}; do	# kind:symbol@home, candidates joined by '|'
+	own=0
+	for p in ${probes[i]}; do	# kind:symbol@home, candidates joined by '|'; on:METRIC
+		if [[ $p == on:* ]]; then
+			[[ " ${names[*]} " == *" ${p#on:} "* ]] || problems+=("show --list: $m rests on ${p#on:}, not a metric")
+			continue
+		fi
+		own=1
 		syms=${p#*:} syms=${syms%@*}
 		has_line "$tmp/probes" "^$m +${p%%:*} +($syms) " || problems+=("probes: no ${p%%:*} of $m on one of $syms")
 	done
-	grep -qF "\"metric\":\"$m\"" "$tmp/probes-json" || problems+=("probes --json: no $m")
+	((own == 0)) || grep -qF "\"metric\":\"$m\"" "$tmp/probes-json" || problems+=("probes --json: no $m")
 	has_line "$tmp/watch" "^$m " || problems+=("watch: no $m")
 	grep -qF "\"$m\":" "$tmp/vms-json" || problems+=("vms --json: no $m")
 	"$client" -d "$capture" show "$m" >"$tmp/one" 2>&1 || problems+=("show $m: exit status $?")

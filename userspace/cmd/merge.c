@@ -5,6 +5,7 @@
  * diff' compares a fleet before and after a change.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,7 +66,7 @@ struct merge {
 	size_t n;			/* snapshots added */
 	struct kc_snap sum;
 	size_t probes_cap;
-	size_t n_enabled, n_filter, n_pairs, n_not_reaped;
+	size_t n_enabled, n_filter, n_pairs, n_not_reaped, n_accounted;
 	bool same_filter;		/* every filter text is sum.filter */
 	bool filter_all;		/* one of them is "*" */
 	char **names;			/* every filter's names, once each */
@@ -207,6 +208,25 @@ static int add_pairs(const char *path, struct merge *mg, const struct kc_snap *s
 	return 0;
 }
 
+/* The teardowns' accounted shares add up, share by share. */
+static int add_accounted(const char *path, struct merge *mg, const struct kc_snap *s)
+{
+	if (!s->has_accounted)
+		return 0;
+	mg->n_accounted++;
+	for (unsigned int v = 0; v <= KC_PERMILLE; v++) {
+		__u64 sum = (__u64)mg->sum.accounted[v] + s->accounted[v];
+
+		if (sum > UINT32_MAX) {
+			kc_err("merge", "adding %s: the teardowns %u per mille accounted would pass 2^32 - 1, more than a raw file holds: is a snapshot damaged?",
+			       path, v);
+			return -1;
+		}
+		mg->sum.accounted[v] = (__u32)sum;
+	}
+	return 0;
+}
+
 static int add_name(struct merge *mg, const char *name, size_t len)
 {
 	char **names;
@@ -275,7 +295,8 @@ static int add_snap(struct merge *mg, const char *path, const struct kc_snap *s)
 		return -1;
 	}
 	if (add_hists(path, &mg->sum, s) || add_probes(path, mg, s) ||
-	    add_pairs(path, mg, s) || add_controls(mg, s))
+	    add_pairs(path, mg, s) || add_accounted(path, mg, s) ||
+	    add_controls(mg, s))
 		return -1;
 	return 0;
 }
@@ -386,13 +407,26 @@ static void write_raw(FILE *f, const void *ctx)
 		fprintf(f, KC_RAW_PROBE "\t%s\t%s\t%s\t%s\t%llu\t%llu\n", p->metric, p->kind,
 			p->symbol, p->state, p->hits, p->missed);
 	}
-	if (mg->n_pairs != mg->n)
-		return;
-	fprintf(f, KC_RAW_PAIRS "\t%llu\t%llu\t%llu\t%llu", s->pairs_capacity,
-		s->pairs_used, s->pairs_dropped, s->pairs_aged);
-	if (mg->n_not_reaped == mg->n)
-		fprintf(f, "\t%llu", s->pairs_not_reaped);
-	fputc('\n', f);
+	if (mg->n_pairs == mg->n) {
+		fprintf(f, KC_RAW_PAIRS "\t%llu\t%llu\t%llu\t%llu", s->pairs_capacity,
+			s->pairs_used, s->pairs_dropped, s->pairs_aged);
+		if (mg->n_not_reaped == mg->n)
+			fprintf(f, "\t%llu", s->pairs_not_reaped);
+		fputc('\n', f);
+	}
+	/* only where every snapshot has it: a part would say too little */
+	if (mg->n_accounted == mg->n) {
+		bool any = false;
+
+		fputs(KC_RAW_ACCOUNTED "\t", f);
+		for (unsigned int v = 0; v <= KC_PERMILLE; v++) {
+			if (!s->accounted[v])
+				continue;
+			fprintf(f, "%s%u:%u", any ? "," : "", v, s->accounted[v]);
+			any = true;
+		}
+		fputs(any ? "\n" : "-\n", f);
+	}
 }
 
 /* Options before, between or after the SNAPs, which end up in @snaps. */

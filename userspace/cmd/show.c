@@ -42,8 +42,9 @@ static const char usage_tail[] =
 	"  --list        the metric table, without reading the module: one line a\n"
 	"                metric, tab-separated: name, group, unit, the map, what\n"
 	"                starts and ends it, its probes (kind:symbol@home, space\n"
-	"                separated; candidate symbols joined by '|'), and its origin\n"
-	"                (seed: the seed's map; added: kvmchurn's)\n"
+	"                separated; candidate symbols joined by '|'; on:METRIC for\n"
+	"                a metric whose probes it needs too), and its origin (seed:\n"
+	"                the seed's map; added: kvmchurn's)\n"
 	"  -h, --help    print this help\n"
 	"\n"
 	"Exit status: 0, or 2 when the module's raw file cannot be read (see\n"
@@ -361,7 +362,10 @@ static void print_json(const struct show *sh)
 	putchar('\n');
 }
 
-/* Metric @m's probes: "kretprobe:kvm_dev_ioctl@kvm", candidates joined by '|'. */
+/*
+ * Metric @m's probes: "kretprobe:kvm_dev_ioctl@kvm", candidates joined by
+ * '|'; then the metrics whose probes it rests on too, "on:teardown".
+ */
 static void print_probes_of(unsigned int m)
 {
 	const char *sep = "";
@@ -375,6 +379,12 @@ static void print_probes_of(unsigned int m)
 		for (unsigned int c = 0; d->symbols[c]; c++)
 			printf("%s%s", c ? "|" : "", d->symbols[c]);
 		printf("@%s", kc_home_name(d->home));
+		sep = " ";
+	}
+	for (unsigned int i = 0; i < KC_NR_RESTS_ON; i++) {
+		if (kc_rests_on(i)->m != m)
+			continue;
+		printf("%son:%s", sep, kc_metric_name(kc_rests_on(i)->on));
 		sep = " ";
 	}
 }

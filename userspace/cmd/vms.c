@@ -12,7 +12,7 @@
 #include "lib/json.h"
 
 const char vms_usage[] =
-	"Usage: kvmchurn vms [--slowest] [-n N] [--json]\n"
+	"Usage: kvmchurn vms [--slowest] [-n N] [--stages] [--json] [PID]\n"
 	"\n"
 	"Which VM was slow: the VMs of traced processes that finished (their process\n"
 	"was reaped), one line a VM, from the module's vms file. By default the last\n"
@@ -22,29 +22,54 @@ const char vms_usage[] =
 	"stage's time in the module's unit, the stages as columns (headed by the\n"
 	"labels below; a stage no VM shown has is left out): \"-\" for a stage that\n"
 	"did not happen, not 0; \"T(N)\" for N calls in T in all (vCPUs, irqfds).\n"
-	"The largest stage of a line, exit_to_reap (the whole teardown) apart, is\n"
-	"marked with '*'. A stage's time is the value its histogram got.\n"
+	"Where a VM's teardown was partitioned (every instant of it in one part:\n"
+	"teardown, td_destroy ... td_other), the parts are columns, and the exit\n"
+	"path's stages that they cover are left out (--stages shows them); \"acc\"\n"
+	"is how much of the teardown the parts name, 1 - td_other/teardown, and a\n"
+	"last line gives its p50, p10 and min over the VMs shown. The largest\n"
+	"stage of a line is marked with '*': among the parts where there are\n"
+	"any, else among the stages, the windows (teardown, exit_to_reap,\n"
+	"exit_to_reaped) apart. A stage's time is the value its histogram got.\n"
+	"With PID, that process's VMs one by one: the teardown part by part, when\n"
+	"it first held the instant, its time before and after the leader's exit,\n"
+	"its share, the largest marked.\n"
 	"\n"
 	"Options:\n"
 	"  --slowest   the slowest VMs instead of the last\n"
 	"  -n N        the N newest (the N slowest), 1-1000000\n"
+	"  --stages    every stage a column, the ones the parts cover too\n"
 	"  --json      one JSON object: unit, list, params (last, slowest, live),\n"
 	"              stats (finished, last_evicted, live_evicted, live) and vms,\n"
 	"              each with tgid, comm, created (seconds since the epoch, as\n"
-	"              a string of 9 decimals), largest (a metric or null) and\n"
-	"              stages: every metric, {count, sum} or null\n"
+	"              a string of 9 decimals), largest (a metric or null),\n"
+	"              teardown (null, or began, window, destroyed_by, notified\n"
+	"              and reaped offsets, accounted_permille, and parts: part,\n"
+	"              start offset, duration, before_exit) and stages: every\n"
+	"              metric, {count, sum} or null; with PID, its VMs only\n"
 	"  -h, --help  print this help\n"
 	"\n"
-	"Exit status: 0, or 2 when the module's vms file cannot be read.\n";
+	"Exit status: 0; 1 when no finished VM has the PID; 2 when the module's\n"
+	"vms file cannot be read.\n";
 
-enum { OPT_SLOWEST = 1, OPT_N, OPT_JSON, OPT_HELP };
+enum { OPT_SLOWEST = 1, OPT_N, OPT_STAGES, OPT_JSON, OPT_HELP };
 
 static const struct kc_opt options[] = {
 	{ OPT_SLOWEST, 0, "slowest", false },
 	{ OPT_N, 'n', NULL, true },
+	{ OPT_STAGES, 0, "stages", false },
 	{ OPT_JSON, 0, "json", false },
 	{ OPT_HELP, 'h', "help", false },
 	{ 0, 0, NULL, false },
+};
+
+/* A VM's teardown, partitioned: the record after its vm record. */
+struct vm_td {
+	bool valid;
+	char began[32];
+	char by[8];			/* vm, vcpu, other, - */
+	unsigned long long notified, reaped;	/* 1 + offset; 0: not seen */
+	unsigned long long first[KC_NR_TD_PARTS];	/* 1 + offset; 0: none */
+	unsigned long long before[KC_NR_TD_PARTS];	/* before the exit */
 };
 
 struct vm_row {
@@ -52,6 +77,7 @@ struct vm_row {
 	char comm[KC_COMM_LEN];
 	char created[32];		/* "1764672000.123456789" */
 	unsigned long long count[KC_NR_METRICS], sum[KC_NR_METRICS];
+	struct vm_td td;
 };
 
 struct vms_file {
@@ -59,6 +85,9 @@ struct vms_file {
 	unsigned long long params[3], stats[4];
 	int col[KC_NR_METRICS + 16];	/* field -> metric, or -1 */
 	size_t ncols;
+	int tdcol[KC_NR_TD_PARTS + 16];	/* td field -> part, or -1 */
+	size_t ntdcols;
+	bool last_taken;		/* the previous vm record was kept */
 	struct vm_row *rows;
 	size_t n, cap;
 };
@@ -95,6 +124,41 @@ static size_t split(char *line, char **f, size_t max)
 		*line++ = '\0';
 	}
 	return n;
+}
+
+/* A number of the td record: all digits. */
+static int td_number(const char *f, unsigned long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(f, &end, 10);
+	return errno || end == f || (*end && *end != ':') ? -1 : 0;
+}
+
+/* The td record after a kept vm record: its teardown's places. */
+static int parse_td(char **f, size_t n, const struct vms_file *v,
+		    struct vm_td *td)
+{
+	snprintf(td->began, sizeof(td->began), "%s", f[1]);
+	snprintf(td->by, sizeof(td->by), "%s", f[2]);
+	if (td_number(f[3], &td->notified) || td_number(f[4], &td->reaped))
+		return -1;
+	for (size_t i = 5; i < n; i++) {
+		const char *colon = strchr(f[i], ':');
+		unsigned long long first, before;
+		int part = v->tdcol[i];
+
+		if (!colon || td_number(f[i], &first) ||
+		    td_number(colon + 1, &before))
+			return -1;
+		if (part >= 0) {
+			td->first[part] = first;
+			td->before[part] = before;
+		}
+	}
+	td->valid = true;
+	return 0;
 }
 
 static int bad(const char *path, unsigned long nr, const char *what)
@@ -138,11 +202,27 @@ static int parse(const char *path, char *text, const char *list,
 			for (size_t i = 0; i < n; i++)
 				v->col[i] = i < KC_VMS_VM_HEAD ? -1 : kc_find_metric(f[i]);
 			have_fields = true;
+		} else if (!strcmp(f[0], KC_VMS_TD_FIELDS)) {
+			if (n < 5)
+				return bad(path, nr, "too few td fields");
+			v->ntdcols = n;
+			for (size_t i = 0; i < n; i++) {
+				int m = i < 5 ? -1 : kc_find_metric(f[i]);
+
+				v->tdcol[i] = m >= KC_M_TD_DESTROY && m <= KC_M_TD_OTHER ?
+					      (int)KC_TD_PART(m) : -1;
+			}
+		} else if (!strcmp(f[0], KC_VMS_TD)) {
+			if (!v->ntdcols || n != v->ntdcols)
+				return bad(path, nr, "a td record unlike the td-fields record");
+			if (v->last_taken && parse_td(f, n, v, &v->rows[v->n - 1].td))
+				return bad(path, nr, "a td record of other than numbers and FIRST:BEFORE parts");
 		} else if (!strcmp(f[0], KC_VMS_VM)) {
 			struct vm_row *r;
 
 			if (!have_fields || n != v->ncols)
 				return bad(path, nr, "a vm record unlike the fields record");
+			v->last_taken = false;
 			if (strcmp(f[1], list))
 				continue;
 			if (kc_grow(&v->rows, &v->cap, v->n, sizeof(*v->rows), 64)) {
@@ -166,6 +246,7 @@ static int parse(const char *path, char *text, const char *list,
 				}
 			}
 			v->n++;
+			v->last_taken = true;
 		}
 	}
 	if (!nr) {
@@ -177,16 +258,58 @@ static int parse(const char *path, char *text, const char *list,
 	return 0;
 }
 
-/* The stage that took longest, exit_to_reap apart; -1 with none. */
+/* Whether metric @m is a window that stages fill, not a stage. */
+static bool is_window(int m)
+{
+	return m == KC_M_EXIT_TO_REAP || m == KC_M_EXIT_TO_REAPED ||
+	       m == KC_M_TEARDOWN;
+}
+
+static bool partitioned(const struct vm_row *r)
+{
+	return r->td.valid && r->count[KC_M_TEARDOWN];
+}
+
+static bool is_part(int m)
+{
+	return m >= KC_M_TD_DESTROY && m <= KC_M_TD_OTHER;
+}
+
+/*
+ * The stage that took longest: among the teardown's parts where it was
+ * partitioned (they do not overlap), else among the stages, the windows
+ * apart; -1 with none.
+ */
 static int largest(const struct vm_row *r)
 {
 	int best = -1;
 
 	for (int m = 0; m < KC_NR_METRICS; m++)
-		if (m != KC_M_EXIT_TO_REAP && r->count[m] &&
+		if ((partitioned(r) ? is_part(m) : !is_window(m)) && r->count[m] &&
 		    (best < 0 || r->sum[m] > r->sum[best]))
 			best = m;
 	return best;
+}
+
+/* 1 - td_other / teardown, in per mille; -1 without a partition. */
+static int accounted(const struct vm_row *r)
+{
+	if (!partitioned(r))
+		return -1;
+	return (int)kc_accounted_permille(r->sum[KC_M_TEARDOWN],
+					  r->sum[KC_M_TD_OTHER]);
+}
+
+/* Over the VMs shown with a partition: how much of their teardowns is named. */
+static void accounted_stats(const struct vms_file *v, size_t first,
+			    struct kc_accounted *a)
+{
+	__u32 count[KC_PERMILLE + 1] = { 0 };
+
+	for (size_t i = first; i < v->n; i++)
+		if (accounted(&v->rows[i]) >= 0)
+			count[accounted(&v->rows[i])]++;
+	kc_accounted_stats(count, a);
 }
 
 static void local_time(const char *created, char *buf, size_t len)
@@ -214,15 +337,38 @@ static void cell(char *buf, size_t len, const struct vm_row *r, int m)
 		snprintf(buf, len, "%llu(%llu)", r->sum[m], r->count[m]);
 }
 
-static void print_text(const struct vms_file *v, size_t first, bool slowest)
+/*
+ * Whether metric @m is a column: one that a VM shown has; where a VM shown
+ * has its teardown partitioned, the exit path's stages that its parts
+ * cover are left out (but the seed's windows) unless @stages.
+ */
+static void columns(const struct vms_file *v, size_t first, bool stages,
+		    bool *shown)
 {
-	bool shown[KC_NR_METRICS] = { false };
-	int width[KC_NR_METRICS];
-	char buf[64];
+	bool parts = false;
 
-	for (size_t i = first; i < v->n; i++)
+	for (size_t i = first; i < v->n; i++) {
+		parts |= partitioned(&v->rows[i]);
 		for (int m = 0; m < KC_NR_METRICS; m++)
 			shown[m] |= v->rows[i].count[m] > 0;
+	}
+	for (int m = 0; parts && !stages && m < KC_NR_METRICS; m++)
+		if (kc_metric_desc(m)->group == KC_G_EXIT && !is_window(m) &&
+		    m != KC_M_SIGNAL_TO_EXIT)
+			shown[m] = false;
+}
+
+static void print_text(const struct vms_file *v, size_t first, bool slowest,
+		       bool stages)
+{
+	bool shown[KC_NR_METRICS] = { false }, acc = false;
+	int width[KC_NR_METRICS];
+	struct kc_accounted a;
+	char buf[64];
+
+	columns(v, first, stages, shown);
+	accounted_stats(v, first, &a);
+	acc = a.n > 0;
 	for (int m = 0; m < KC_NR_METRICS; m++) {
 		width[m] = (int)strlen(kc_metric_desc(m)->label);
 		for (size_t i = first; i < v->n; i++) {
@@ -238,6 +384,8 @@ static void print_text(const struct vms_file *v, size_t first, bool slowest)
 	for (int m = 0; m < KC_NR_METRICS; m++)
 		if (shown[m])
 			printf(" %*s", width[m], kc_metric_desc(m)->label);
+	if (acc)
+		printf(" %7s", "acc");
 	printf("%s\n", kc_style(KC_OFF));
 	for (size_t i = first; i < v->n; i++) {
 		const struct vm_row *r = &v->rows[i];
@@ -255,11 +403,140 @@ static void print_text(const struct vms_file *v, size_t first, bool slowest)
 			else
 				printf(" %*s", width[m], buf);
 		}
+		if (acc && accounted(r) >= 0)
+			printf(" %7s", kc_permille_text(buf, sizeof(buf),
+							(unsigned int)accounted(r)));
+		else if (acc)
+			printf(" %7s", KC_VMS_ABSENT);
 		putchar('\n');
+	}
+	if (acc) {
+		char p50[KC_PERMILLE_LEN], p10[KC_PERMILLE_LEN];
+
+		printf("teardown accounted (1 - td_other/teardown), %llu VMs: p50 %s, p10 %s, min %s\n",
+		       (unsigned long long)a.n,
+		       kc_permille_text(p50, sizeof(p50), a.p50),
+		       kc_permille_text(p10, sizeof(p10), a.p10),
+		       kc_permille_text(buf, sizeof(buf), a.min));
 	}
 	if (v->stats[2])
 		printf("%s%llu VMs were not followed to the end: more at once than vms_live=%llu%s\n",
 		       kc_style(KC_WARN), v->stats[2], v->params[2], kc_style(KC_OFF));
+}
+
+/*
+ * A VM's teardown: when it began, what ran the destroy, the parent's
+ * notification and the reap, how much is accounted, and each part's start
+ * (from the window's), duration and share before the leader's exit.
+ */
+static void print_json_td(struct kc_json *j, const struct vm_row *r)
+{
+	const struct vm_td *td = &r->td;
+
+	if (!td->valid) {
+		kc_json_null(j, kc_metric_name(KC_M_TEARDOWN));
+		return;
+	}
+	kc_json_object(j, kc_metric_name(KC_M_TEARDOWN));
+	kc_json_str(j, "began", td->began);
+	kc_json_uint(j, "window", r->sum[KC_M_TEARDOWN]);
+	if (strcmp(td->by, KC_VMS_ABSENT))
+		kc_json_str(j, "destroyed_by", td->by);
+	else
+		kc_json_null(j, "destroyed_by");
+	if (td->notified)
+		kc_json_uint(j, "notified", td->notified - 1);
+	else
+		kc_json_null(j, "notified");
+	if (td->reaped)
+		kc_json_uint(j, "reaped", td->reaped - 1);
+	else
+		kc_json_null(j, "reaped");
+	kc_json_uint(j, "accounted_permille", (unsigned long long)accounted(r));
+	kc_json_array(j, "parts");
+	for (unsigned int p = 0; p < KC_NR_TD_PARTS; p++) {
+		kc_json_object(j, NULL);
+		kc_json_str(j, "part", kc_metric_name(KC_TD_METRIC(p)));
+		if (td->first[p])
+			kc_json_uint(j, "start", td->first[p] - 1);
+		else
+			kc_json_null(j, "start");
+		kc_json_uint(j, "duration", r->sum[KC_TD_METRIC(p)]);
+		kc_json_uint(j, "before_exit", td->before[p]);
+		kc_json_end(j);
+	}
+	kc_json_end(j);
+	kc_json_end(j);
+}
+
+/* A share of @whole in per mille as "12.3 %". */
+static void share(char *buf, size_t len, unsigned long long part,
+		  unsigned long long whole)
+{
+	unsigned long long pm = whole ? part * 1000 / whole : 0;
+
+	snprintf(buf, len, "%llu.%llu %%", pm / 10, pm % 10);
+}
+
+/*
+ * One VM on its own: its teardown stage by stage, where each part first
+ * held the instant (from the window's start), its time before the leader's
+ * exit (signal_to_exit's share) and after it (exit_to_reap's), its share of
+ * the window, the largest marked.
+ */
+static void print_one(const struct vms_file *v, const struct vm_row *r)
+{
+	const struct vm_td *td = &r->td;
+	unsigned long long w = r->sum[KC_M_TEARDOWN], before = 0;
+	int big = -1;
+	char buf[32];
+
+	local_time(r->created, buf, sizeof(buf));
+	printf("%sVM of pid %lu (%s), created %s%s\n", kc_style(KC_BOLD),
+	       r->tgid, r->comm, buf, kc_style(KC_OFF));
+	if (!td->valid) {
+		printf("its teardown was not partitioned (no fatal signal or exit seen)\n");
+		return;
+	}
+	for (unsigned int p = 0; p < KC_NR_TD_PARTS; p++) {
+		before += td->before[p];
+		if (big < 0 || r->sum[KC_TD_METRIC(p)] > r->sum[KC_TD_METRIC(big)])
+			big = (int)p;
+	}
+	local_time(td->began, buf, sizeof(buf));
+	printf("teardown %llu %s from %s; the destroy ran under %s\n", w, v->unit,
+	       buf, !strcmp(td->by, KC_VMS_BY_VM) ? "the VM fd's release" :
+	       !strcmp(td->by, KC_VMS_BY_VCPU) ? "a vCPU fd's release" :
+	       !strcmp(td->by, KC_VMS_BY_OTHER) ? "another holder's put" :
+	       "nothing seen");
+	share(buf, sizeof(buf), w - r->sum[KC_M_TD_OTHER], w);
+	printf("accounted %s; ", buf);
+	if (td->notified)
+		printf("parent notified at +%llu %s, ", td->notified - 1, v->unit);
+	else
+		printf("parent not notified (SIGCHLD ignored, or no parent), ");
+	if (td->reaped)
+		printf("reaped at +%llu %s\n", td->reaped - 1, v->unit);
+	else
+		printf("its reap not seen\n");
+	printf("%s%-16s %12s %14s %14s %12s %8s%s\n", kc_style(KC_BOLD), "part",
+	       "first at", "before exit", "after exit", "all", "share",
+	       kc_style(KC_OFF));
+	for (unsigned int p = 0; p < KC_NR_TD_PARTS; p++) {
+		unsigned long long sum = r->sum[KC_TD_METRIC(p)];
+		char at[24];
+
+		if (td->first[p])
+			snprintf(at, sizeof(at), "+%llu", td->first[p] - 1);
+		else
+			snprintf(at, sizeof(at), KC_VMS_ABSENT);
+		share(buf, sizeof(buf), sum, w);
+		printf("%-16s %12s %14llu %14llu %12llu %8s%s\n",
+		       kc_metric_name(KC_TD_METRIC(p)), at, td->before[p],
+		       sum - td->before[p], sum, buf, (int)p == big ? " *" : "");
+	}
+	printf("%-16s %12s %14llu %14llu %12llu\n", "window", "", before,
+	       w - before, w);
 }
 
 static void print_json(const struct vms_file *v, size_t first, bool slowest)
@@ -294,6 +571,7 @@ static void print_json(const struct vms_file *v, size_t first, bool slowest)
 			kc_json_str(&j, "largest", kc_metric_name((unsigned int)big));
 		else
 			kc_json_null(&j, "largest");
+		print_json_td(&j, r);
 		kc_json_object(&j, "stages");
 		for (unsigned int m = 0; m < KC_NR_METRICS; m++) {
 			if (!r->count[m]) {
@@ -316,8 +594,8 @@ static void print_json(const struct vms_file *v, size_t first, bool slowest)
 int cmd_vms(int argc, char *argv[], const struct kc_global *g)
 {
 	struct vms_file v = { .unit = "?" };
-	unsigned long count = 0;
-	bool slowest = false, json = false;
+	unsigned long count = 0, pid = 0;
+	bool slowest = false, json = false, stages = false;
 	struct kc_opt_parser p;
 	char *text, path[4096];
 	size_t len, first = 0;
@@ -333,6 +611,9 @@ int cmd_vms(int argc, char *argv[], const struct kc_global *g)
 			if (kc_opt_ulong(&p, 1, 1000000, &count))
 				return KC_EXIT_USAGE;
 			break;
+		case OPT_STAGES:
+			stages = true;
+			break;
 		case OPT_JSON:
 			json = true;
 			break;
@@ -343,8 +624,13 @@ int cmd_vms(int argc, char *argv[], const struct kc_global *g)
 			return KC_EXIT_USAGE;
 		}
 	}
-	if (p.index < argc)
-		return kc_no_operands("vms", argc, argv, p.index);
+	if (p.index + 1 < argc)
+		return kc_no_operands("vms", argc, argv, p.index + 1);
+	if (p.index < argc &&
+	    !kc_parse_ulong(argv[p.index], 1, 1UL << 31, &pid)) {
+		kc_err("vms", "%s: not a pid", argv[p.index]);
+		return KC_EXIT_USAGE;
+	}
 	rc = kc_read_module_file("vms", g, "vms", &text, &len);
 	if (rc)
 		return rc;
@@ -359,10 +645,27 @@ int cmd_vms(int argc, char *argv[], const struct kc_global *g)
 		first = slowest ? 0 : v.n - count;
 	if (count && slowest && count < v.n)
 		v.n = count;
+	if (pid) {
+		size_t found = 0;
+
+		/* the VMs of that process, kept in their order */
+		for (size_t i = first; i < v.n; i++)
+			if (v.rows[i].tgid == pid)
+				v.rows[first + found++] = v.rows[i];
+		v.n = first + found;
+		if (!found) {
+			kc_err("vms", "no finished VM of pid %lu among the %s ones in %s",
+			       pid, slowest ? KC_VMS_SLOWEST : KC_VMS_LAST, path);
+			free(v.rows);
+			return KC_EXIT_FAILURES;
+		}
+		for (size_t i = first; !json && i < v.n; i++)
+			print_one(&v, &v.rows[i]);
+	}
 	if (json)
 		print_json(&v, first, slowest);
-	else
-		print_text(&v, first, slowest);
+	else if (!pid)
+		print_text(&v, first, slowest, stages);
 	free(v.rows);
 	return KC_EXIT_OK;
 }

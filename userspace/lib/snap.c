@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,27 +77,39 @@ static int find_counter(const char *name)
 	return -1;
 }
 
+/*
+ * The next item of a "KEY:COUNT,KEY:COUNT..." field at *@cur, cut in place:
+ * *@key, and *@count after the colon (NULL without one); *@cur moves past it
+ * (NULL after the last).
+ */
+static void list_item(char **cur, char **key, char **count)
+{
+	char *next = strchr(*cur, ',');
+
+	if (next)
+		*next++ = '\0';
+	*key = *cur;
+	*cur = next;
+	*count = strchr(*key, ':');
+	if (*count)
+		*(*count)++ = '\0';
+}
+
 /* "slot:count,slot:count" or "-". */
 static int parse_slots(const struct parser *p, const char *name, char *list,
 		       struct kc_hist *h)
 {
-	char *item = list, *next;
+	char *cur = list, *item, *count;
 
 	if (!strcmp(list, "-"))
 		return 0;
-	for (; item; item = next) {
-		char *colon;
+	while (cur) {
 		__u64 slot, n;
 
-		next = strchr(item, ',');
-		if (next)
-			*next++ = '\0';
-		colon = strchr(item, ':');
-		if (colon)
-			*colon = '\0';
-		if (!colon || !parse_u64(item, &slot) || !parse_u64(colon + 1, &n))
+		list_item(&cur, &item, &count);
+		if (!count || !parse_u64(item, &slot) || !parse_u64(count, &n))
 			return bad(p, "hist record of %s: '%s%s%s' is not slot:count",
-				   name, item, colon ? ":" : "", colon ? colon + 1 : "");
+				   name, item, count ? ":" : "", count ? count : "");
 		if (slot >= KC_NR_SLOTS)
 			return bad(p, "hist record of %s: slot %llu is past the last one, %d",
 				   name, slot, KC_NR_SLOTS - 1);
@@ -212,6 +225,32 @@ static int record_pairs(struct parser *p, char **f, int nf)
 	return 0;
 }
 
+/* per mille:count items, or "-": how many teardowns each share named. */
+static int record_accounted(struct parser *p, char **f, int nf)
+{
+	struct kc_snap *s = p->s;
+	char *cur = f[1], *item, *count;
+
+	if (need(p, KC_RAW_ACCOUNTED, nf, KC_RAW_ACCOUNTED_FIELDS))
+		return -1;
+	s->has_accounted = true;
+	if (!strcmp(f[1], "-"))
+		return 0;
+	while (cur) {
+		__u64 pm, n;
+
+		list_item(&cur, &item, &count);
+		if (!count || !parse_u64(item, &pm) || !parse_u64(count, &n) || n > UINT32_MAX)
+			return bad(p, "%s record: '%s%s%s' is not per-mille:count", KC_RAW_ACCOUNTED,
+				   item, count ? ":" : "", count ? count : "");
+		if (pm > KC_PERMILLE)
+			return bad(p, "%s record: %llu is above %d per mille", KC_RAW_ACCOUNTED,
+				   pm, KC_PERMILLE);
+		s->accounted[pm] = (__u32)n;
+	}
+	return 0;
+}
+
 static int record(struct parser *p, char *line)
 {
 	struct kc_snap *s = p->s;
@@ -268,6 +307,8 @@ static int record(struct parser *p, char *line)
 		return record_probe(p, f, nf);
 	} else if (!strcmp(f[0], KC_RAW_PAIRS)) {
 		return record_pairs(p, f, nf);
+	} else if (!strcmp(f[0], KC_RAW_ACCOUNTED)) {
+		return record_accounted(p, f, nf);
 	}
 	/* Any other tag is a record of a newer module: skipped. */
 	return 0;

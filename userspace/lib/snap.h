@@ -34,6 +34,8 @@ struct kc_snap {
 	__u64 pairs_capacity, pairs_used, pairs_dropped, pairs_aged;
 	bool has_not_reaped;		/* the pairs record's sixth field */
 	__u64 pairs_not_reaped;
+	bool has_accounted;
+	__u32 accounted[KC_PERMILLE + 1];	/* teardowns, by per mille named */
 };
 
 /*

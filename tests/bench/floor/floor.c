@@ -83,6 +83,12 @@ static void kf_tp_sched_process_free(void *data, struct task_struct *p)
 {
 }
 
+static void kf_tp_signal_generate(void *data, int sig,
+				  struct kernel_siginfo *info,
+				  struct task_struct *task, int group, int result)
+{
+}
+
 static void kf_tp_mm_vmscan_direct_reclaim_begin(KC_RECLAIM_BEGIN_PROTO)
 {
 }
@@ -106,6 +112,7 @@ KC_TP_TYPECHECK(mm_vmscan_direct_reclaim_begin, kf_tp_mm_vmscan_direct_reclaim_b
 KC_TP_TYPECHECK(mm_vmscan_direct_reclaim_end, kf_tp_mm_vmscan_direct_reclaim_end);
 KC_TP_TYPECHECK_MEMCG(mm_vmscan_memcg_reclaim_begin, kf_tp_mm_vmscan_memcg_reclaim_begin);
 KC_TP_TYPECHECK_MEMCG(mm_vmscan_memcg_reclaim_end, kf_tp_mm_vmscan_memcg_reclaim_end);
+KC_TP_TYPECHECK(signal_generate, kf_tp_signal_generate);
 
 struct kf_tp {
 	const char *name;

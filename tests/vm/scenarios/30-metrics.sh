@@ -232,6 +232,17 @@ one_mode() {
 	is "$label: counter exit" "$(d counter:exit)" $N
 	is "$label: counter reap" "$(d counter:reap)" $N
 	is "$label: exit_to_reap" "$(d hist:exit_to_reap)" $N
+	# the teardown, partitioned once a process (a VM a process here), and
+	# the reap that its parent's wait returned on
+	is "$label: exit_to_reaped" "$(d hist:exit_to_reaped)" $N
+	for m in teardown $(kvmchurn show --list | awk -F '\t' '$2 == "teardown" && $1 != "teardown" { print $1 }'); do
+		is "$label: $m, one a process" "$(d hist:$m)" $N
+	done
+	# and its parts' sums add up to the windows', exactly (the raw sums)
+	is "$label: the parts' sums add up to the teardowns'" \
+		"$(awk -F '\t' 'FNR == 1 { f++ } $1 == "hist" && $2 == "teardown" { w += f == 1 ? -$4 : $4 }
+			$1 == "hist" && ($2 ~ /^td_/ || $2 == "reap_wait" || $2 == "rcu_free") { p += f == 1 ? -$4 : $4 }
+			END { print p - w }' /tmp/kc.raw0 /tmp/kc.raw1)" 0
 	case $label in
 	# grace: the SIGTERM a VM ignores is never delivered; the SIGKILL is
 	kill | term-default | grace) sig=$N kill=$N term=0 ;;
@@ -279,9 +290,15 @@ is "raw version" "$(head -n 1 "$D/raw")" "kvmchurn-raw 1"
 metrics=$(kvmchurn show --list | cut -f1 | tr '\n' ' ')
 is "kvmchurn show --list is the module's metrics, in order" "$metrics" \
 	"$(awk -F '\t' '$1 == "hist" { printf "%s ", $2 }' "$D/raw")"
+unit=$(awk -F '\t' '$1 == "unit" { print $2 }' "$D/raw")
 for m in $metrics; do
 	st=$(state $m)
-	if [ "$(per_vm $m)" = 1 ]; then
+	if [ "$st" = missing ]; then
+		# a window or a part with no probe of its own: what it rests on
+		# (KC_RESTS_ON) is attached, so its summary line has no note
+		is "probe $m: none of its own, the summary notes nothing" \
+			"$(awk -v m="$m" '$1 == m { print $NF }' "$D/summary")" "$unit"
+	elif [ "$(per_vm $m)" = 1 ]; then
 		is "probe $m" "$st" attached
 	else
 		is "probe $m (the kernel lacks its function)" "$st" absent

@@ -8,7 +8,8 @@
 # cleanly) or QMP quit. Every VM is checked by itself, from two raw snapshots
 # around it: +1 in each per-VM metric, signal stages and counters only for a
 # signal, irqbypass = the irqfds QEMU made (kvm_irqfd calls without
-# KVM_IRQFD_FLAG_DEASSIGN, counted by tracefs), one record in vms. Beside it,
+# KVM_IRQFD_FLAG_DEASSIGN, counted by tracefs), one record in vms, with its
+# teardown partitioned, the parts adding up to it exactly. Beside it,
 # tracefs peers with the seed's own filter (the thread's comm) count the same
 # VMs, for Documentation/kvmchurn.rst. Busybox sh; leaves the module unloaded.
 # shellcheck source=../guest/tap.sh
@@ -101,6 +102,32 @@ gone() { ! kill -0 "$QPID" 2>/dev/null; }
 paused_ready() { gone || /kvmchurn/bin/qmp "$QSOCK" query-status >/dev/null 2>&1; }
 booted_ready() { gone || grep -q '@@VMM-GUEST' "$QLOG" 2>/dev/null; }
 
+# td_of PID: of PID's VMs in vms, "VMS PARTITIONED EXACT", and a comment
+# line a VM with how much of its teardown the parts name
+td_of() {
+	awk -F '\t' -v p="$1" '
+		function v(f, a) { split(f, a, ":"); return a[2] + 0 }
+		$1 == "fields" { for (i = 1; i <= NF; i++) col[$i] = i }
+		$1 == "td-fields" { for (i = 6; i <= NF; i++) part[++np] = $i }
+		$1 == "vm" {
+			cur = $2 == "last" && $3 == p
+			if (!cur) next
+			n++; win = v($(col["teardown"])); sum = 0
+			for (k = 1; k <= np; k++) sum += v($(col[part[k]]))
+			# the two seed stages round their differences down, the
+			# partition its instants: 0 to 2 units apart
+			d = win - v($(col["signal_to_exit"])) - v($(col["exit_to_reap"]))
+			ok = $(col["teardown"]) ~ /^1:/ && sum == win && d >= 0 && d <= 2
+			other = v($(col["td_other"]))
+			next
+		}
+		$1 == "td" && cur {
+			td++; exact += ok
+			printf "# teardown %d, accounted %.3f (td_other %d)\n", win, win ? 1 - other / win : 1, other
+		}
+		END { print n + 0, td + 0, exact + 0 }' "$D/vms"
+}
+
 # one_vm LABEL paused|booted kill|term|quit: a VM from start to reap, checked
 one_vm() {
 	label="$1 VM, $3"
@@ -152,7 +179,7 @@ one_vm() {
 	[ "$vms" != - ] || vms=$creates
 	[ "$vms" = 1 ] || echo "# $label: QEMU made $vms VMs"
 	want=""
-	for m in $(kvmchurn show --list | cut -f1); do
+	for m in $(kvmchurn show --list | awk -F '\t' '{ print $1 ($2 == "teardown" ? ":teardown" : "") }'); do
 		case $m in
 		vcpu_create) c=$(tcount kct_vcpu) ;;
 		kvm_create_vm) c=$creates ;;
@@ -162,7 +189,8 @@ one_vm() {
 		first_run_setup) c=$fr ;;
 		# the process's, once whatever its VMs
 		signal_to_exit) c=$sig ;;
-		exit_to_reap | exit_files | exit_mmap) c=1 ;;
+		exit_to_reap | exit_to_reaped | exit_files | exit_mmap) c=1 ;;
+		*:teardown) m=${m%:teardown} c=1 ;;
 		reclaim_direct | reclaim_memcg) c=0 ;;
 		*) c=$(($(per_vm "$m") * vms)) ;;
 		esac
@@ -194,6 +222,14 @@ counter:irqbypass_unregister $irqfds"
 	esac
 	is "$label: vms holds each of its VMs once, as $QCOMM" \
 		"$(awk -F "\t" -v p=$QPID '$1 == "vm" && $2 == "last" && $3 == p { n++; c = $4 } END { print n + 0, c }' $D/vms)" "$vms $QCOMM"
+	# each of them with its process's teardown partitioned, the parts
+	# summing to it exactly, and it to signal_to_exit + exit_to_reap (but
+	# for rounding)
+	td_of $QPID >/tmp/kc.td
+	grep '^#' /tmp/kc.td
+	# (not arm64's scratch VMs, destroyed before the teardown began)
+	is "$label: its VM's teardown partitioned, the parts adding up to it exactly" \
+		"$(grep -v '^#' /tmp/kc.td | cut -d ' ' -f 2-)" "1 1"
 	# the seed's filter, on the same VM
 	s_files=$(tcount kct_sfiles) s_mmap=$(tcount kct_smmap) s_rel=$(tcount kct_srel)
 	s_kill=$(grep -c ' signal_deliver: ' "$TR/trace")
