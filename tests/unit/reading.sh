@@ -403,23 +403,24 @@ printf 'kvmchurn vms: no finished VM of pid 4242 among the last ones in %s/vms\n
 want_same err "$tmp/want"
 finish "vms PID that finished no VM: exit 1, said so"
 
-# bad_td NAME SED-SCRIPT MESSAGE: hand/vms-td/vms edited by SED-SCRIPT is refused.
-bad_td() {
-	mkdir -p "$tmp/badtd"
-	sed "$2" "$hand/vms-td/vms" >"$tmp/badtd/vms"
-	(cd "$tmp" && "$client" -d badtd vms) >"$tmp/out" 2>"$tmp/err"
+# bad_vms_of FIXTURE NAME SED-SCRIPT MESSAGE: hand/FIXTURE/vms edited by
+# SED-SCRIPT is refused, and says which line and why.
+bad_vms_of() {
+	mkdir -p "$tmp/badvms"
+	sed "$3" "$hand/$1/vms" >"$tmp/badvms/vms"
+	(cd "$tmp" && "$client" -d badvms vms) >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	want_rc 2
 	want_same out empty
-	printf 'kvmchurn vms: badtd/vms, line %s: is the module of the same version as the client?\n' "$3" >"$tmp/want"
+	printf 'kvmchurn vms: badvms/vms, line %s: is the module of the same version as the client?\n' "$4" >"$tmp/want"
 	want_same err "$tmp/want"
-	finish "bad vms td: $1"
+	finish "bad vms ($1): $2"
 }
-bad_td no-td-fields '/^td-fields/d' "7: a td record unlike the td-fields record"
-bad_td short-td '8s/\t[^\t]*$//' "8: a td record unlike the td-fields record"
-bad_td part '8s/\t1:500\t/\t1;500\t/' "8: a td record of other than numbers and FIRST:BEFORE parts"
-bad_td notified '8s/\t78901\t/\tx\t/' "8: a td record of other than numbers and FIRST:BEFORE parts"
-bad_td few-td-fields '6s/\tdestroyed_by.*//' "6: too few td fields"
+bad_vms_of vms-td no-td-fields '/^td-fields/d' "7: a td record unlike the td-fields record"
+bad_vms_of vms-td short-td '8s/\t[^\t]*$//' "8: a td record unlike the td-fields record"
+bad_vms_of vms-td part '8s/\t1:500\t/\t1;500\t/' "8: a td record of other than numbers and FIRST:BEFORE parts"
+bad_vms_of vms-td notified '8s/\t78901\t/\tx\t/' "8: a td record of other than numbers and FIRST:BEFORE parts"
+bad_vms_of vms-td few-td-fields '6s/\tdestroyed_by.*//' "6: too few td fields"
 
 for args in "-n 0" "-n x" "--slowest=1" "extra"; do
 	# shellcheck disable=SC2086 # the options
@@ -431,15 +432,7 @@ done
 
 # bad_vms NAME SED-SCRIPT MESSAGE: hand/vms/vms edited by SED-SCRIPT is refused.
 bad_vms() {
-	mkdir -p "$tmp/badvms"
-	sed "$2" "$hand/vms/vms" >"$tmp/badvms/vms"
-	(cd "$tmp" && "$client" -d badvms vms) >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	want_rc 2
-	want_same out empty
-	printf 'kvmchurn vms: badvms/vms, line %s: is the module of the same version as the client?\n' "$3" >"$tmp/want"
-	want_same err "$tmp/want"
-	finish "bad vms: $1"
+	bad_vms_of vms "$@"
 }
 bad_vms magic '1s/.*/kvmchurn-vms 2/' "1: not a kvmchurn-vms 1 file"
 bad_vms no-fields '/^fields/d' "5: a vm record unlike the fields record"
