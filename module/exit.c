@@ -212,7 +212,7 @@ static bool kc_want_task_release(struct kc_kret *k, struct kc_kret_data *d,
 	if (kc_pair_get(KC_PAIR_EXIT, p->pid, KC_PAIR_PEEK, &start) &&
 	    READ_ONCE(kc_enabled))
 		kc_record(KC_M_EXIT_TO_REAPED,
-			  kc_to_unit(now > start ? now - start : 0),
+			  kc_to_unit(kc_between(start, now)),
 			  KC_VM_BY_TGID, p->tgid);
 	kc_vm_td_event(p->tgid, KC_TD_REAPED, kc_to_unit(now), 0);
 	return false;
@@ -235,7 +235,7 @@ static noinline void kc_leader_exits(void)
 	/* The signal entry stays until the free, so later threads are not first. */
 	if (kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_CLAIM, &start))
 		kc_record(KC_M_SIGNAL_TO_EXIT,
-			  kc_to_unit(now > start ? now - start : 0),
+			  kc_to_unit(kc_between(start, now)),
 			  KC_VM_BY_TGID, p->tgid);
 	kc_pair_add(KC_PAIR_EXIT, p->pid, now, true);
 	kc_vm_td_event(p->tgid, KC_TD_EXITS, kc_to_unit(now),
@@ -279,7 +279,7 @@ static noinline void kc_leader_freed(struct task_struct *p)
 	    READ_ONCE(kc_enabled)) {
 		kc_count(KC_C_REAP);
 		kc_record(KC_M_EXIT_TO_REAP,
-			  kc_to_unit(now > start ? now - start : 0),
+			  kc_to_unit(kc_between(start, now)),
 			  KC_VM_BY_TGID, p->tgid);
 	}
 	/* The teardown ends where exit_to_reap does. */

@@ -67,12 +67,16 @@ static inline u64 kc_now(void)
 	return ktime_get_mono_fast_ns();
 }
 
+/* Nanoseconds from @start to @now; 0 if the fast clock stepped back. */
+static inline u64 kc_between(u64 start, u64 now)
+{
+	return now > start ? now - start : 0;
+}
+
 /* Nanoseconds since @start; 0 if the fast clock stepped back (an update). */
 static inline u64 kc_since(u64 start)
 {
-	u64 now = kc_now();
-
-	return now > start ? now - start : 0;
+	return kc_between(start, kc_now());
 }
 
 /* Converts a kc_now() interval to the unit chosen at load time. */

@@ -473,9 +473,8 @@ static void print_json_td(struct kc_json *j, const struct vm_row *r)
 static void share(char *buf, size_t len, unsigned long long part,
 		  unsigned long long whole)
 {
-	unsigned long long pm = whole ? part * 1000 / whole : 0;
-
-	snprintf(buf, len, "%llu.%llu %%", pm / 10, pm % 10);
+	kc_permille_text(buf, len,
+			 whole ? (unsigned int)(part * KC_PERMILLE / whole) : 0);
 }
 
 /*
