@@ -68,18 +68,32 @@ static __always_inline void kc_tp_preempt_enable(bool preemptible)
 }
 
 /*
- * How long @t has waited on a run queue so far, in ns: sched_info, which
- * the scheduler brings up to date each time the task gets a CPU. 0 without
- * CONFIG_SCHED_INFO (Debian's kernels and the debug kernel have it).
+ * sched_info, which the scheduler brings up to date each time a task gets
+ * a CPU: how long @t has waited on a run queue so far, in ns; when it last
+ * got a CPU, and when it was queued (0: it is not), by the run queue's
+ * clock, local_clock()'s. All 0 without CONFIG_SCHED_INFO (Debian's
+ * kernels and the debug kernel have it).
  */
+#ifdef CONFIG_SCHED_INFO
 static inline u64 kc_run_delay(const struct task_struct *t)
 {
-#ifdef CONFIG_SCHED_INFO
 	return READ_ONCE(t->sched_info.run_delay);
-#else
-	return 0;
-#endif
 }
+
+static inline u64 kc_last_arrival(const struct task_struct *t)
+{
+	return READ_ONCE(t->sched_info.last_arrival);
+}
+
+static inline u64 kc_last_queued(const struct task_struct *t)
+{
+	return READ_ONCE(t->sched_info.last_queued);
+}
+#else
+static inline u64 kc_run_delay(const struct task_struct *t) { return 0; }
+static inline u64 kc_last_arrival(const struct task_struct *t) { return 0; }
+static inline u64 kc_last_queued(const struct task_struct *t) { return 0; }
+#endif
 
 /* 7.1 swapped order and gfp_flags and added the memcg to the vmscan events. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 1, 0)

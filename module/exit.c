@@ -290,7 +290,8 @@ static noinline void kc_leader_freed(struct task_struct *p)
 	kc_hist_record(KC_M_TEARDOWN, td.window);
 	for (i = 0; i < KC_NR_TD_PARTS; i++)
 		kc_hist_record(KC_TD_METRIC(i), td.part[i]);
-	kc_vm_accounted(td.window, td.part[KC_TD_PART(KC_M_TD_OTHER)]);
+	kc_vm_accounted(KC_WIN_TEARDOWN, td.window,
+			td.part[KC_TD_PART(KC_M_TD_OTHER)]);
 }
 
 /*

@@ -9,10 +9,70 @@
 #include <linux/kvm.h>
 #include <linux/kvm_host.h>
 #include <linux/kvm_irqfd.h>
+#include <linux/sched/clock.h>
 #include <linux/string.h>
 
 #include "exit.h"
 #include "kret.h"
+
+/*
+ * A timed call of a VM's start-up, of part @part, begins: its thread's
+ * times are kept to tell the call's own apart. Returns whether the VM
+ * @kvm is starting. Every hook whose done calls kc_st_leave() calls this
+ * first, or clears d->st_part itself: the exit path's entries never pay
+ * for it.
+ */
+static bool kc_st_enter(struct kc_kret_data *d, const void *kvm,
+			unsigned int part)
+{
+	struct kc_vmm_time t;
+
+	d->st_part = 0;
+	if (kc_vms_none_starting())
+		return false;
+	kc_vmm_time_task(current, local_clock(), &t);
+	if (!kc_vm_st_interval((unsigned long)kvm, part, true, kc_now_unit(),
+			       NULL))
+		return false;
+	d->ran = t.ran;
+	d->waited = t.waited;
+	d->slept = (u32)t.slept;
+	d->st_part = part + 1;
+	return true;
+}
+
+/*
+ * The call returns: its part's interval closes, or with @ready, the VM's
+ * start-up ends, and its parts go into the histograms.
+ */
+static void kc_st_leave(struct kc_kret_data *d, bool ready)
+{
+	struct kc_vmm_time t, end;
+	struct kc_st_result st;
+	u64 now_ns = local_clock();
+	unsigned int i;
+
+	if (!d->st_part)
+		return;
+	kc_vmm_time_task(current, now_ns, &t);
+	t.ran = t.ran > d->ran ? t.ran - d->ran : 0;
+	t.waited = t.waited > d->waited ? t.waited - d->waited : 0;
+	t.slept = (u32)((u32)t.slept - d->slept);
+	if (!ready) {
+		kc_vm_st_interval(d->vm, d->st_part - 1, false, kc_now_unit(),
+				  &t);
+		return;
+	}
+	kc_vmm_time_group(current, now_ns, &end);
+	kc_vm_st_ready(d->vm, kc_now_unit(), &t, &end, &st);
+	if (!st.valid || !READ_ONCE(kc_enabled))
+		return;
+	kc_hist_record(KC_M_STARTUP, st.window);
+	for (i = 0; i < KC_NR_ST_PARTS; i++)
+		kc_hist_record(KC_ST_METRIC(i), st.part[i]);
+	kc_vm_accounted(KC_WIN_STARTUP, st.window,
+			st.part[KC_ST_PART(KC_M_ST_OTHER)]);
+}
 
 /* The default: a call of a traced process, to its VMs' records. */
 static bool kc_want_traced(struct kc_kret *k, struct kc_kret_data *d,
@@ -48,8 +108,14 @@ static bool kc_done_create_vm(struct kc_kret *k, struct kc_kret_data *d,
 {
 	bool ok = (long)regs_return_value(regs) >= 0;
 
-	if (ok)
+	if (ok) {
+		struct kc_vmm_time at;
+
 		kc_vm_stage_creating(current->tgid, KC_M_KVM_CREATE_VM, value);
+		kc_vmm_time_group(current, local_clock(), &at);
+		kc_vm_st_begin(current->tgid, kc_to_unit(d->start),
+			       kc_now_unit(), &at);
+	}
 	kc_vm_created(current->tgid, ok);
 	d->vm_by = KC_VM_BY_NONE;
 	return true;
@@ -212,17 +278,30 @@ static bool kc_done_unregister(struct kc_kret *k, struct kc_kret_data *d,
 	return true;
 }
 
-/* kvm_vm_ioctl(filp, ioctl, arg): only KVM_CREATE_VCPU. */
-static bool kc_want_vcpu_create(struct kc_kret *k, struct kc_kret_data *d,
-				struct pt_regs *regs)
+/*
+ * kvm_vm_ioctl(filp, ioctl, arg): KVM_CREATE_VCPU is timed for a traced
+ * process; and every ioctl of a VM that is starting is a part of its
+ * start-up, the vCPU creates apart from the others.
+ */
+static bool kc_want_vm_ioctl(struct kc_kret *k, struct kc_kret_data *d,
+			     struct pt_regs *regs)
 {
 	struct file *filp = (struct file *)regs_get_kernel_argument(regs, 0);
+	bool vcpu = regs_get_kernel_argument(regs, 1) == KVM_CREATE_VCPU;
+	bool part;
 
-	if (regs_get_kernel_argument(regs, 1) != KVM_CREATE_VCPU ||
-	    !kc_traced())
-		return false;
+	d->timed = vcpu && kc_traced();
 	kc_for_vm(d, filp->private_data);
-	return true;
+	part = kc_st_enter(d, filp->private_data,
+			   KC_ST_PART(vcpu ? KC_M_ST_VCPUS : KC_M_ST_IOCTLS));
+	return d->timed || part;
+}
+
+static bool kc_done_vm_ioctl(struct kc_kret *k, struct kc_kret_data *d,
+			     struct pt_regs *regs, u64 value)
+{
+	kc_st_leave(d, false);
+	return d->timed;
 }
 
 /* The candidates of the first KVM_RUN's setup, in the table's order. */
@@ -249,12 +328,14 @@ static bool kc_want_first_run(struct kc_kret *k, struct kc_kret_data *d,
 {
 	unsigned long arg = regs_get_kernel_argument(regs, 0);
 
+	d->st_part = 0;
 	if (k->cand == KC_FIRST_RUN_PID_CHANGE) {
 		struct kvm_vcpu *vcpu = (struct kvm_vcpu *)arg;
 
 		if (!kc_vcpu_never_ran(vcpu) || !kc_traced())
 			return false;
 		kc_for_vm(d, vcpu->kvm);
+		/* the start-up's part is the ready probe's, on this function */
 		return true;
 	}
 	if (!kc_nx_once_pending((struct kvm *)arg) || !kc_traced())
@@ -272,6 +353,8 @@ static bool kc_want_first_run(struct kc_kret *k, struct kc_kret_data *d,
 		kc_pair_get(KC_PAIR_FIRST_RUN, arg, KC_PAIR_TAKE, NULL);
 		d->timed = false;
 	}
+	if (d->timed)
+		kc_st_enter(d, (void *)arg, KC_ST_PART(KC_M_ST_FIRST_RUN));
 	return d->timed;
 }
 
@@ -280,7 +363,38 @@ static bool kc_done_first_run(struct kc_kret *k, struct kc_kret_data *d,
 {
 	if (k->cand == KC_FIRST_RUN_NX)
 		kc_pair_get(KC_PAIR_FIRST_RUN, d->arg, KC_PAIR_TAKE, NULL);
+	kc_st_leave(d, false);
 	return true;
+}
+
+/*
+ * The VM is ready when its first vCPU's first KVM_RUN has done its
+ * one-time setup, about to enter the guest; none of these runs on every
+ * entry. x86: kvm_mmu_load(vcpu), which loads the MMU's root when it has
+ * none, before an entry. arm64: kvm_arch_vcpu_run_pid_change(vcpu), the
+ * first run's setup from 5.16, and kvm_timer_enable(vcpu) in that setup
+ * before (its last step but the PMU's). The call's time is the start-up's
+ * first run part; its return ends the window.
+ */
+static bool kc_want_ready(struct kc_kret *k, struct kc_kret_data *d,
+			  struct pt_regs *regs)
+{
+	struct kvm_vcpu *vcpu =
+		(struct kvm_vcpu *)regs_get_kernel_argument(regs, 0);
+	struct kvm *kvm;
+
+	if (kc_vms_none_starting())
+		return false;	/* not followed: its done does not run */
+	kvm = READ_ONCE(vcpu->kvm);
+	kc_for_vm(d, kvm);
+	return kc_st_enter(d, kvm, KC_ST_PART(KC_M_ST_FIRST_RUN));
+}
+
+static bool kc_done_ready(struct kc_kret *k, struct kc_kret_data *d,
+			  struct pt_regs *regs, u64 value)
+{
+	kc_st_leave(d, true);
+	return false;
 }
 
 /* kvm_uevent_notify_change() builds 5 variables; more are not KVM's. */
@@ -429,7 +543,8 @@ KC_HOOKS(vcpu_release, .want = kc_want_vcpu_release,
 KC_HOOKS(irqfd, .want = kc_want_irqfd);
 KC_HOOKS(unregister, .want = kc_want_unregister,
 	 .done = kc_done_unregister);
-KC_HOOKS(vcpu_create, .want = kc_want_vcpu_create);
+KC_HOOKS(vm_ioctl, .want = kc_want_vm_ioctl, .done = kc_done_vm_ioctl);
+KC_HOOKS(ready, .want = kc_want_ready, .done = kc_done_ready);
 KC_HOOKS(first_run, .want = kc_want_first_run, .done = kc_done_first_run,
 	 .stands = kc_first_run_stands);
 KC_HOOKS(uevent_create, .want = kc_want_uevent_create,
@@ -453,11 +568,12 @@ const struct kc_kret_ops *const kc_kret_hooks[KC_NR_KRETPROBES] = {
 	[KC_KRET_KVM_VM_RELEASE] = &kc_hooks_vm_release,
 	[KC_KRET_KVM_IRQFD] = &kc_hooks_irqfd,
 	[KC_KRET_IRQ_BYPASS_UNREGISTER] = &kc_hooks_unregister,
-	[KC_KRET_KVM_VM_IOCTL] = &kc_hooks_vcpu_create,
+	[KC_KRET_KVM_VM_IOCTL] = &kc_hooks_vm_ioctl,
 	[KC_KRET_FIRST_RUN] = &kc_hooks_first_run,
 	[KC_KRET_UEVENT_CREATE] = &kc_hooks_uevent_create,
 	[KC_KRET_UEVENT_DESTROY] = &kc_hooks_uevent_destroy,
 	[KC_KRET_MMU_NOTIFIER_UNREGISTER] = &kc_hooks_mn_unregister,
 	[KC_KRET_KVM_VCPU_RELEASE] = &kc_hooks_vcpu_release,
 	[KC_KRET_TASK_RELEASE] = &kc_task_release_hooks,
+	[KC_KRET_VCPU_READY] = &kc_hooks_ready,
 };

@@ -26,8 +26,12 @@ struct kc_kret_data {
 	u64 start;
 	unsigned long arg;
 	u64 vm;			/* kc_record()'s id, where vm_by needs one */
+	/* a start-up's timed call: its thread's times at entry (ns) */
+	u64 ran, waited;
+	u32 slept;
 	u8 vm_by;		/* enum kc_vm_by */
 	bool timed;
+	u8 st_part;		/* 1 + its start-up part; 0: none (kc_st_enter()) */
 };
 
 /*

@@ -134,6 +134,31 @@ u64 kc_part_move(struct kc_part *p, unsigned int from, unsigned int to,
 void kc_part_end(struct kc_part *p, u64 t);
 u64 kc_part_window(const struct kc_part *p);
 
+/*
+ * vmm_time.c: what a VMM's threads did, from the scheduler's accounting.
+ * Times in ns, or after a subtraction in the module's unit.
+ */
+struct kc_vmm_time {
+	u64 ran;	/* on a CPU: a running thread's to the instant */
+	u64 waited;	/* on a run queue: a queued thread's to the instant */
+	u64 user;	/* utime and stime: the ticks' samples, for the split */
+	u64 system;
+	u64 slept;	/* voluntary context switches: its sleeps */
+};
+
+/* How a start-up's time that no timed call held splits; the rest: other. */
+struct kc_vmm_split {
+	u64 kernel, user, runq, blocked;
+};
+
+void kc_vmm_time_task(const struct task_struct *t, u64 now,
+		      struct kc_vmm_time *out);
+void kc_vmm_time_group(struct task_struct *p, u64 now,
+		       struct kc_vmm_time *out);
+void kc_vmm_split(u64 idle, const struct kc_vmm_time *d,
+		  const struct kc_vmm_time *in,
+		  const struct kc_vmm_time *total, struct kc_vmm_split *out);
+
 /* control.c: what a write to a control means (debugfs file or parameter). */
 int kc_parse_unit(const char *s, bool *ns);
 int kc_parse_text(char *buf, size_t count, size_t size);
@@ -159,14 +184,15 @@ struct kc_hist_snap {
 };
 
 /*
- * The teardown group's rows, recorded once a process, are cold: one
- * histogram each, not one a CPU (hist.c). They are a run of the table.
+ * The start-up's and the teardown's rows, recorded once a VM or a process,
+ * are cold: one histogram each, not one a CPU (hist.c). They are a run of
+ * the table.
  */
-#define KC_NR_COLD	(KC_M_TD_OTHER - KC_M_TEARDOWN + 1)
+#define KC_NR_COLD	(KC_M_TD_OTHER - KC_M_STARTUP + 1)
 
 static inline bool kc_hist_cold(enum kc_metric m)
 {
-	return m >= KC_M_TEARDOWN && m <= KC_M_TD_OTHER;
+	return m >= KC_M_STARTUP && m <= KC_M_TD_OTHER;
 }
 
 int kc_hist_init(void);
@@ -238,6 +264,7 @@ void kc_pairs_mem(struct kc_mem *mem);
 #define KC_VM_DESTROY_BY_VM	8
 #define KC_VM_DESTROY_BY_VCPU	16
 #define KC_VM_DESTROY_BY_OTHER	32
+#define KC_VM_STARTED		64	/* its start-up was partitioned */
 
 struct kc_vm {
 	u64 kvm;		/* struct kvm *, while it lives */
@@ -254,6 +281,8 @@ struct kc_vm {
 	u64 td_reaped;		/* 1 + offset of the reap; 0: not seen */
 	u64 td_first[KC_NR_TD_PARTS];	/* 1 + offset of a part's first instant */
 	u64 td_before_exit[KC_NR_TD_PARTS];	/* the parts before the leader's exit */
+	/* its start-up, when it was ready (KC_VM_STARTED) */
+	u64 st_first[KC_NR_ST_PARTS];	/* 1 + offset of a part's first instant */
 };
 
 struct kc_vms_params {
@@ -318,8 +347,38 @@ struct kc_td_result {
 };
 
 void kc_vm_freed(pid_t tgid, u64 now, struct kc_td_result *td);
-void kc_vm_accounted(u64 window, u64 other);
-void kc_vms_accounted(u32 *count);
+
+/*
+ * A VM's start-up, partitioned into KC_STARTUP_PARTS: its window opens at
+ * its KVM_CREATE_VM's entry, the timed calls are its intervals, and it
+ * ends when the VM is ready (vmm_time.c splits what is left). Times are
+ * kc_now()'s in the module's unit; @in is the calling thread's own times
+ * from the call's entry (kc_vmm_time_task()), @at and @end the VMM's at the
+ * window's opening and at ready (kc_vmm_time_group()), in ns.
+ */
+struct kc_st_result {
+	bool valid;
+	u64 window;
+	u64 part[KC_NR_ST_PARTS];
+};
+
+/* How many VMs are starting: read without the lock, a hint (vms.c). */
+extern unsigned int kc_vms_starting;
+
+static __always_inline bool kc_vms_none_starting(void)
+{
+	return !READ_ONCE(kc_vms_starting);
+}
+
+void kc_vm_st_begin(pid_t tgid, u64 start, u64 now,
+		    const struct kc_vmm_time *at);
+bool kc_vm_st_interval(u64 kvm, unsigned int part, bool open, u64 now,
+		       const struct kc_vmm_time *in);
+void kc_vm_st_ready(u64 kvm, u64 now, const struct kc_vmm_time *in,
+		    const struct kc_vmm_time *end, struct kc_st_result *st);
+
+void kc_vm_accounted(enum kc_window w, u64 window, u64 other);
+void kc_vms_accounted(enum kc_window w, u32 *count);
 void kc_vms_reset(void);
 void kc_vms_snapshot(struct kc_vm *out, unsigned int *nlast,
 		     unsigned int *nslow, struct kc_vms_stats *st);
@@ -389,7 +448,7 @@ struct kc_read {
 	struct kc_probe_status probes[KC_NR_PROBES];
 	struct kc_map maps[KC_NR_MAPS];
 	struct kc_check checks[KC_NR_CHECKS];
-	u32 accounted[KC_PERMILLE + 1];	/* kc_vms_accounted() */
+	u32 accounted[KC_PERMILLE + 1];	/* kc_vms_accounted(), one window's */
 };
 
 struct seq_file;

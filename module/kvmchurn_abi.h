@@ -95,10 +95,52 @@
 	X(EXIT_TO_REAPED, "exit_to_reaped", "exit_to_reaped",		\
 	  ADDED, EXIT, TIME, "ex2rpd",					\
 	  "leader sched_process_exit -> reaped (what the parent's wait waits)") \
+	X(STARTUP, "startup", "startup",				\
+	  ADDED, STARTUP, TIME, "startup",				\
+	  "KVM_CREATE_VM ioctl entry -> ready: its first vCPU's first KVM_RUN, " \
+	  "set up, about to enter the guest")				\
+	KC_STARTUP_PARTS(X)						\
 	X(TEARDOWN, "teardown", "teardown",				\
 	  ADDED, TEARDOWN, TIME, "teardown",				\
 	  "first SIGTERM/SIGKILL delivery (or the leader's exit) -> leader freed") \
 	KC_TEARDOWN_PARTS(X)
+
+/*
+ * The start-up's parts, which fill its window as the teardown's fill
+ * theirs: the first KC_ST_NR_INTERVALS are the timed calls, by priority;
+ * the time none of them holds is the VMM's own, split after the window by
+ * what its threads' CPU accounting says they did (vmm_time.c).
+ */
+#define KC_STARTUP_PARTS(X)						\
+	X(ST_CREATE, "st_create", "st_create",				\
+	  ADDED, STARTUP, TIME, "s_create",				\
+	  "its KVM_CREATE_VM ioctl")					\
+	X(ST_FIRST_RUN, "st_first_run", "st_first_run",			\
+	  ADDED, STARTUP, TIME, "s_1st",				\
+	  "the first KVM_RUN's one-time setup, to ready")		\
+	X(ST_VCPUS, "st_vcpus", "st_vcpus",				\
+	  ADDED, STARTUP, TIME, "s_vcpus",				\
+	  "its KVM_CREATE_VCPU ioctls")					\
+	X(ST_IOCTLS, "st_ioctls", "st_ioctls",				\
+	  ADDED, STARTUP, TIME, "s_ioctl",				\
+	  "its other VM ioctls: memory slots, irqchip, irqfds")		\
+	X(ST_USER, "st_user", "st_user",				\
+	  ADDED, STARTUP, TIME, "s_user",				\
+	  "the VMM's threads in user mode, the above apart")		\
+	X(ST_KERNEL, "st_kernel", "st_kernel",				\
+	  ADDED, STARTUP, TIME, "s_kernel",				\
+	  "the VMM's threads in the kernel outside those ioctls: page faults") \
+	X(ST_RUNQ, "st_runq", "st_runq",				\
+	  ADDED, STARTUP, TIME, "s_runq",				\
+	  "the VMM's threads waiting on a run queue")			\
+	X(ST_BLOCKED, "st_blocked", "st_blocked",			\
+	  ADDED, STARTUP, TIME, "s_block",				\
+	  "none of its threads on a CPU or a run queue, one having slept") \
+	X(ST_OTHER, "st_other", "st_other",				\
+	  ADDED, STARTUP, TIME, "s_other",				\
+	  "the rest: what the VMM's accounting does not place")
+
+#define KC_ST_NR_INTERVALS	4
 
 /*
  * The teardown's parts, which fill its window: every instant of it is in
@@ -150,6 +192,8 @@
  * on the events that bound it, and each part on the window and on the
  * probes whose events open and close its intervals; a part whose probe is
  * missing gives its time to the part that holds the instants none does.
+ * The start-up's the same, but st_first_run, which the ready probe (the
+ * window's own) times where first_run_setup has no probe.
  */
 #define KC_RESTS_ON(X)							\
 	X(EXIT_TO_REAPED, EXIT_TO_REAP)					\
@@ -175,7 +219,19 @@
 	X(RCU_FREE, TEARDOWN)						\
 	X(TD_WAKE, TEARDOWN)						\
 	X(TD_RUNQ, TEARDOWN)						\
-	X(TD_OTHER, TEARDOWN)
+	X(TD_OTHER, TEARDOWN)						\
+	X(STARTUP, KVM_CREATE_VM)					\
+	X(ST_CREATE, STARTUP)						\
+	X(ST_FIRST_RUN, STARTUP)					\
+	X(ST_VCPUS, VCPU_CREATE)					\
+	X(ST_VCPUS, STARTUP)						\
+	X(ST_IOCTLS, VCPU_CREATE)					\
+	X(ST_IOCTLS, STARTUP)						\
+	X(ST_USER, STARTUP)						\
+	X(ST_KERNEL, STARTUP)						\
+	X(ST_RUNQ, STARTUP)						\
+	X(ST_BLOCKED, STARTUP)						\
+	X(ST_OTHER, STARTUP)
 
 #define KC_RESTS_DEPTH	2
 
@@ -212,7 +268,9 @@
 	  "mmu_notifier_unregister")					\
 	X(KVM_VCPU_RELEASE, TD_DESTROY, KVM, "kvm_vcpu_release")	\
 	X(TASK_RELEASE, EXIT_TO_REAPED, KERNEL, "cgroup_task_release",	\
-	  "cgroup_release")
+	  "cgroup_release")						\
+	X(VCPU_READY, STARTUP, KVM, "kvm_mmu_load",			\
+	  "kvm_arch_vcpu_run_pid_change", "kvm_timer_enable")
 
 /*
  * The tracepoints, listed after the kretprobes: X(id, metric, tracepoint).
@@ -243,6 +301,7 @@
 	X(CREATE, "create", "create path: once per VM (load or snapshot restore)") \
 	X(EXIT, "exit", "exit path: after the VMM is signalled")	\
 	X(RECLAIM, "reclaim", "reclaim: stalls on either path")		\
+	X(STARTUP, "startup", "start-up: each VM's, every instant in one part") \
 	X(TEARDOWN, "teardown", "teardown: each VM's, every instant in one part")
 
 /* Whose a metric is: X(id, name). */
@@ -295,6 +354,10 @@ enum kc_metric { KC_METRICS(KC_ENUM_M) KC_NR_METRICS };
 #define KC_NR_TD_PARTS		(KC_M_TD_OTHER - KC_M_TD_DESTROY + 1)
 #define KC_TD_METRIC(part)	((enum kc_metric)(KC_M_TD_DESTROY + (part)))
 #define KC_TD_PART(m)		((m) - KC_M_TD_DESTROY)
+/* The start-up's the same: part p is row KC_M_ST_CREATE + p. */
+#define KC_NR_ST_PARTS		(KC_M_ST_OTHER - KC_M_ST_CREATE + 1)
+#define KC_ST_METRIC(part)	((enum kc_metric)(KC_M_ST_CREATE + (part)))
+#define KC_ST_PART(m)		((m) - KC_M_ST_CREATE)
 enum kc_kret_id { KC_KRETPROBES(KC_ENUM_KRET) KC_NR_KRETPROBES };
 enum kc_tp_id { KC_TRACEPOINTS(KC_ENUM_TP) KC_NR_TRACEPOINTS };
 enum kc_counter { KC_COUNTERS(KC_ENUM_C) KC_NR_COUNTERS };
@@ -572,6 +635,7 @@ static inline const char *kc_pct_name(unsigned int p)
  *   probe	<metric>	<kind>	<symbol>	<state>	<hits>	<missed>
  *   pairs	<capacity>	<in use>	<dropped>	<aged out>	<exits not reaped>
  *   accounted	<per mille>:<teardowns>,...   ("-" if none; since reset)
+ *   accounted-startup	<per mille>:<start-ups>,...   (the same)
  * Readers skip record tags they do not know, and fields past those they
  * know: a field added at the end of a record keeps the version (the pairs
  * record's fifth came so); any other change to a record bumps it.
@@ -588,6 +652,46 @@ static inline const char *kc_pct_name(unsigned int p)
 #define KC_RAW_PROBE	"probe"
 #define KC_RAW_PAIRS	"pairs"
 #define KC_RAW_ACCOUNTED	"accounted"
+#define KC_RAW_ST_ACCOUNTED	"accounted-startup"
+
+/*
+ * The partitioned windows, each with its record of accounted shares:
+ *   X(id, window's metric, the part nothing names, raw record's tag)
+ */
+#define KC_WINDOWS(X)							\
+	X(STARTUP, STARTUP, ST_OTHER, KC_RAW_ST_ACCOUNTED)		\
+	X(TEARDOWN, TEARDOWN, TD_OTHER, KC_RAW_ACCOUNTED)
+
+#define KC_ENUM_WIN(id, ...)	KC_WIN_##id,
+enum kc_window { KC_WINDOWS(KC_ENUM_WIN) KC_NR_WINDOWS };
+
+/* Window @w's metric, its part "other", and its raw record's tag. */
+static inline enum kc_metric kc_window_metric(unsigned int w)
+{
+#define KC_WIN_M(id, m_, o_, tag)	KC_M_##m_,
+	static const enum kc_metric m[] = { KC_WINDOWS(KC_WIN_M) };
+#undef KC_WIN_M
+
+	return w < KC_NR_WINDOWS ? m[w] : KC_NR_METRICS;
+}
+
+static inline enum kc_metric kc_window_other(unsigned int w)
+{
+#define KC_WIN_O(id, m_, o_, tag)	KC_M_##o_,
+	static const enum kc_metric o[] = { KC_WINDOWS(KC_WIN_O) };
+#undef KC_WIN_O
+
+	return w < KC_NR_WINDOWS ? o[w] : KC_NR_METRICS;
+}
+
+static inline const char *kc_window_tag(unsigned int w)
+{
+#define KC_WIN_TAG(id, m_, o_, tag)	tag,
+	static const char *const tags[] = { KC_WINDOWS(KC_WIN_TAG) };
+#undef KC_WIN_TAG
+
+	return kc_name_in(tags, KC_NR_WINDOWS, w);
+}
 
 /* Fields of each record, its tag included; pairs had 5 before its sixth. */
 #define KC_RAW_HIST_FIELDS	6
@@ -619,6 +723,12 @@ static inline const char *kc_pct_name(unsigned int p)
  * notification and of the reap (0: not seen); each part's first is 1 + the
  * offset of its first instant (0: the part is empty), and before_exit its
  * share before the leader's exit (signal_to_exit's), all in the unit.
+ * A VM whose start-up was partitioned has, on the line after its vm
+ * record (before its td record), its parts' first instants:
+ *   st-fields	<part>...   (once, after td-fields)
+ *   st	<first>...
+ * each 1 + the offset from the window's start (its KVM_CREATE_VM's entry)
+ * of the part's first instant, 0: the part is empty; in the unit.
  */
 #define KC_VMS_MAGIC	"kvmchurn-vms"
 #define KC_VMS_VERSION	1
@@ -633,6 +743,8 @@ static inline const char *kc_pct_name(unsigned int p)
 #define KC_VMS_ABSENT	"-"
 #define KC_VMS_TD_FIELDS	"td-fields"
 #define KC_VMS_TD	"td"
+#define KC_VMS_ST_FIELDS	"st-fields"
+#define KC_VMS_ST	"st"
 #define KC_VMS_BY_VM	"vm"
 #define KC_VMS_BY_VCPU	"vcpu"
 #define KC_VMS_BY_OTHER	"other"

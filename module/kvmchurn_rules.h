@@ -382,8 +382,9 @@ static inline __u64 kc_avg(__u64 sum, __u64 count)
 }
 
 /*
- * How much of a teardown its parts name: 1 - td_other / teardown, in per
- * mille, rounded down (an empty window is all named).
+ * How much of a partitioned window (a start-up, a teardown) its parts name:
+ * 1 - other / window, in per mille, rounded down (an empty window is all
+ * named).
  */
 #define KC_PERMILLE	1000
 
@@ -400,7 +401,7 @@ static inline unsigned int kc_accounted_permille(__u64 window, __u64 other)
 #endif
 }
 
-/* The accounted shares of n teardowns: their median, 10th percentile, least. */
+/* The accounted shares of n windows: their median, 10th percentile, least. */
 struct kc_accounted {
 	__u64 n;
 	unsigned int p50, p10, min;	/* per mille */
@@ -420,7 +421,7 @@ static inline unsigned int kc_permille_rank(const __u32 *count, __u64 r)
 }
 
 /*
- * @a from @count[v], how many teardowns were v per mille accounted: sorted
+ * @a from @count[v], how many windows were v per mille accounted: sorted
  * least first, min is rank 0, p10 rank n/10 and p50 rank n/2.
  */
 static inline void kc_accounted_stats(const __u32 *count,
@@ -553,6 +554,7 @@ struct kc_check_in {
 	__u64 missed;		/* every kretprobe's */
 	__u64 dropped;		/* pairing table inserts that found no room */
 	bool firecracker;	/* the filter names KC_IRQFDS_VMM alone */
+	struct kc_accounted st_accounted;	/* the start-ups partitioned */
 	struct kc_accounted accounted;	/* the teardowns partitioned */
 };
 
@@ -560,7 +562,7 @@ enum kc_verdict { KC_VERDICT_OK, KC_VERDICT_WARN, KC_VERDICT_INFO };
 
 #define KC_CHECK_VALUES	4
 #define KC_CHECK_TEXT	192
-#define KC_NR_CHECKS	6
+#define KC_NR_CHECKS	7
 
 struct kc_check {
 	enum kc_verdict verdict;
@@ -716,25 +718,28 @@ static inline const char *kc_permille_text(char *buf, size_t len,
 	return buf;
 }
 
-/* Not a verdict: how much of the teardowns their parts name. */
-static inline void kc_check_accounted(struct kc_check *c,
-				      const struct kc_check_in *in)
+/*
+ * Not a verdict: how much of the windows @a their parts name. @name is
+ * the check's; @key names their number, and is their plural in the text.
+ */
+static inline void kc_check_accounted(struct kc_check *c, const char *name,
+				      const char *key,
+				      const struct kc_accounted *a)
 {
-	const struct kc_accounted *a = &in->accounted;
 	char p50[KC_PERMILLE_LEN], p10[KC_PERMILLE_LEN], min[KC_PERMILLE_LEN];
 
-	kc_check_set(c, "teardown accounted (1 - td_other/teardown)", true);
+	kc_check_set(c, name, true);
 	c->verdict = KC_VERDICT_INFO;
 	if (a->n)
 		snprintf(c->text, sizeof(c->text),
-			 "p50 %s, p10 %s, min %s of %llu teardowns",
+			 "p50 %s, p10 %s, min %s of %llu %s",
 			 kc_permille_text(p50, sizeof(p50), a->p50),
 			 kc_permille_text(p10, sizeof(p10), a->p10),
 			 kc_permille_text(min, sizeof(min), a->min),
-			 (unsigned long long)a->n);
+			 (unsigned long long)a->n, key);
 	else
-		snprintf(c->text, sizeof(c->text), "no teardown partitioned");
-	kc_check_value(c, "teardowns", a->n);
+		snprintf(c->text, sizeof(c->text), "none partitioned");
+	kc_check_value(c, key, a->n);
 	kc_check_value(c, "p50_permille", a->p50);
 	kc_check_value(c, "p10_permille", a->p10);
 	kc_check_value(c, "min_permille", a->min);
@@ -751,7 +756,11 @@ static inline void kc_checks_eval(const struct kc_check_in *in,
 		      "maxactive=");
 	kc_check_zero(&out[4], "pairing drops = 0", "dropped", in->dropped,
 		      "pairs=");
-	kc_check_accounted(&out[5], in);
+	kc_check_accounted(&out[5], "startup accounted (1 - st_other/startup)",
+			   "startups", &in->st_accounted);
+	kc_check_accounted(&out[6],
+			   "teardown accounted (1 - td_other/teardown)",
+			   "teardowns", &in->accounted);
 }
 
 #endif /* KVMCHURN_RULES_H */

@@ -189,7 +189,9 @@ int kc_show_checks(struct seq_file *m, struct kc_read *rd)
 	in.missed = kc_metric_missed(rd->probes, KC_NR_PROBES, -1);
 	kc_pairs_stats(&ps);
 	in.dropped = ps.dropped;
-	kc_vms_accounted(rd->accounted);
+	kc_vms_accounted(KC_WIN_STARTUP, rd->accounted);
+	kc_accounted_stats(rd->accounted, &in.st_accounted);
+	kc_vms_accounted(KC_WIN_TEARDOWN, rd->accounted);
 	kc_accounted_stats(rd->accounted, &in.accounted);
 	kc_checks_eval(&in, rd->checks);
 	for (i = 0; i < KC_NR_CHECKS; i++)
@@ -217,14 +219,15 @@ static void kc_raw_hist(struct seq_file *m, unsigned int metric,
 	seq_puts(m, first ? "-\n" : "\n");
 }
 
-/* The teardowns' accounted shares: per mille:count, the non-empty ones. */
-static void kc_raw_accounted(struct seq_file *m, struct kc_read *rd)
+/* A window's accounted shares: per mille:count, the non-empty ones. */
+static void kc_raw_accounted(struct seq_file *m, struct kc_read *rd,
+			     enum kc_window w)
 {
 	bool any = false;
 	unsigned int v;
 
-	kc_vms_accounted(rd->accounted);
-	seq_puts(m, KC_RAW_ACCOUNTED "\t");
+	kc_vms_accounted(w, rd->accounted);
+	seq_printf(m, "%s\t", kc_window_tag(w));
 	for (v = 0; v <= KC_PERMILLE; v++) {
 		if (!rd->accounted[v])
 			continue;
@@ -262,7 +265,8 @@ int kc_show_raw(struct seq_file *m, struct kc_read *rd)
 	kc_pairs_stats(&ps);
 	seq_printf(m, KC_RAW_PAIRS "\t%u\t%u\t%llu\t%llu\t%u\n", ps.capacity,
 		   ps.used, ps.dropped, ps.aged, kc_pairs_count(KC_PAIR_EXIT));
-	kc_raw_accounted(m, rd);
+	for (i = 0; i < KC_NR_WINDOWS; i++)
+		kc_raw_accounted(m, rd, i);
 	return 0;
 }
 
@@ -293,6 +297,17 @@ static void kc_show_vm_td(struct seq_file *m, const struct kc_vm *vm)
 	seq_putc(m, '\n');
 }
 
+/* The start-up's parts' places, on a line after the VM's record. */
+static void kc_show_vm_st(struct seq_file *m, const struct kc_vm *vm)
+{
+	unsigned int i;
+
+	seq_puts(m, KC_VMS_ST);
+	for (i = 0; i < KC_NR_ST_PARTS; i++)
+		seq_printf(m, "\t%llu", vm->st_first[i]);
+	seq_putc(m, '\n');
+}
+
 static void kc_show_vm(struct seq_file *m, const char *list,
 		       const struct kc_vm *vm)
 {
@@ -309,6 +324,8 @@ static void kc_show_vm(struct seq_file *m, const char *list,
 			seq_puts(m, "\t" KC_VMS_ABSENT);
 	}
 	seq_putc(m, '\n');
+	if (vm->flags & KC_VM_STARTED)
+		kc_show_vm_st(m, vm);
 	if (vm->flags & KC_VM_TORN_DOWN)
 		kc_show_vm_td(m, vm);
 }
@@ -337,6 +354,9 @@ int kc_show_vms(struct seq_file *m)
 	seq_puts(m, "\n" KC_VMS_TD_FIELDS "\tbegan\tdestroyed_by\tnotified\treaped");
 	for (i = 0; i < KC_NR_TD_PARTS; i++)
 		seq_printf(m, "\t%s", kc_metric_name(KC_TD_METRIC(i)));
+	seq_puts(m, "\n" KC_VMS_ST_FIELDS);
+	for (i = 0; i < KC_NR_ST_PARTS; i++)
+		seq_printf(m, "\t%s", kc_metric_name(KC_ST_METRIC(i)));
 	seq_putc(m, '\n');
 	for (i = 0; i < nlast; i++)
 		kc_show_vm(m, KC_VMS_LAST, &vms[i]);

@@ -2,8 +2,10 @@
 /*
  * vms.c - which VM was slow: a record for each VM of a traced process, from
  * its creation to its process's reap, with every stage's time (the same
- * value its histogram got); then the last vms_last VMs that finished, and
- * the vms_slowest slowest by exit_to_reap.
+ * value its histogram got) and its two windows partitioned (partition.c):
+ * its start-up, KVM_CREATE_VM to ready, and its process's teardown; then
+ * the last vms_last VMs that finished, and the vms_slowest slowest by
+ * exit_to_reap.
  *
  * Everything is allocated at load time. A VM being created or torn down
  * ("live") takes a slot of the live table, found by its struct kvm * or by
@@ -19,6 +21,7 @@
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -47,11 +50,14 @@ struct kc_vm_slot {
 	/* destroyed before its process's teardown, another VM alive: not its */
 	bool destroyed_before;
 	pid_t closer;		/* the thread in its task work after closing */
+	struct kc_part st;	/* its start-up, as it goes */
+	struct kc_vmm_time st_at;	/* the VMM's times when it opened, ns */
+	struct kc_vmm_time st_in;	/* what the timed calls took since, ns */
 };
 
 static DEFINE_RAW_SPINLOCK(kc_vms_lock);
-/* How many teardowns were each per mille accounted, since the last reset. */
-static u32 kc_td_accounted[KC_PERMILLE + 1];
+/* How many windows were each per mille accounted, since the last reset. */
+static u32 kc_accounted[KC_NR_WINDOWS][KC_PERMILLE + 1];
 static void *kc_vms_area;		/* one vzalloc for all that follows */
 static struct kc_vm_slot *kc_slots;	/* kc_vms_p.live */
 static int *kc_by_kvm;			/* heads, 1 << kc_hash_bits */
@@ -66,6 +72,7 @@ static unsigned int kc_last_head, kc_last_len, kc_slowest_len;
 static int kc_free = KC_NONE;
 static u64 kc_seq;
 unsigned int kc_vms_live;		/* read without the lock: a hint */
+unsigned int kc_vms_starting;		/* the same */
 
 static unsigned int kc_hash(u64 key)
 {
@@ -165,10 +172,20 @@ static void kc_unlink_kvm(int i)
 	s->by_kvm = false;
 }
 
+/* Slot @s's start-up ends without the VM ready: no partition. */
+static void kc_st_abandon(struct kc_vm_slot *s)
+{
+	if (!(s->st.flags & KC_PART_OPEN))
+		return;
+	kc_part_end(&s->st, s->st.last);
+	WRITE_ONCE(kc_vms_starting, kc_vms_starting - 1);
+}
+
 static void kc_slot_free(int i)
 {
 	struct kc_vm_slot *s = &kc_slots[i];
 
+	kc_st_abandon(s);
 	kc_unlink_kvm(i);
 	kc_unlink_tgid(i);
 	s->used = false;
@@ -288,6 +305,8 @@ void kc_vm_begin(u64 kvm, struct task_struct *t)
 	kc_slots[i].used = true;
 	kc_part_init(&kc_slots[i].td, KC_TD_NR_INTERVALS,
 		     KC_M_TD_OTHER - KC_M_TD_DESTROY);
+	kc_part_init(&kc_slots[i].st, KC_ST_NR_INTERVALS,
+		     KC_ST_PART(KC_M_ST_OTHER));
 	memset(kc_slots[i].releaser, 0, sizeof(kc_slots[i].releaser));
 	kc_slots[i].leader_ran = false;
 	kc_slots[i].destroyed_before = false;
@@ -329,12 +348,19 @@ void kc_vm_stage_kvm(u64 kvm, enum kc_metric m, u64 value)
 	kc_vm_of_kvm(kvm, m, value, 0);
 }
 
-/*
- * A stage of the process: every live VM of @tgid has it, or with
- * @creating only the VM being created (KVM_CREATE_VM and its uevent).
- */
-static void kc_vm_stage_tgid_of(pid_t tgid, enum kc_metric m, u64 value,
-				bool creating)
+/* The slot of the VM @tgid is creating (the newest that is), or KC_NONE. */
+static int kc_creating_of(pid_t tgid)
+{
+	int i;
+
+	for (i = kc_first_of(tgid); i != KC_NONE; i = kc_next_of(i))
+		if (kc_slots[i].vm.flags & KC_VM_CREATING)
+			return i;
+	return KC_NONE;
+}
+
+/* A stage of the process: every live VM of @tgid has it. */
+void kc_vm_stage_tgid(pid_t tgid, enum kc_metric m, u64 value)
 {
 	unsigned long flags;
 	int i;
@@ -342,26 +368,24 @@ static void kc_vm_stage_tgid_of(pid_t tgid, enum kc_metric m, u64 value,
 	if (kc_vms_none_of(tgid))
 		return;
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
-	for (i = kc_first_of(tgid); i != KC_NONE; i = kc_next_of(i)) {
-		struct kc_vm *vm = &kc_slots[i].vm;
-
-		if (creating && !(vm->flags & KC_VM_CREATING))
-			continue;
-		kc_vm_add(vm, m, value);
-		if (creating)
-			break;	/* the newest first: the one being created */
-	}
+	for (i = kc_first_of(tgid); i != KC_NONE; i = kc_next_of(i))
+		kc_vm_add(&kc_slots[i].vm, m, value);
 	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
 }
 
-void kc_vm_stage_tgid(pid_t tgid, enum kc_metric m, u64 value)
-{
-	kc_vm_stage_tgid_of(tgid, m, value, false);
-}
-
+/* A stage of the VM @tgid is creating (KVM_CREATE_VM and its uevent). */
 void kc_vm_stage_creating(pid_t tgid, enum kc_metric m, u64 value)
 {
-	kc_vm_stage_tgid_of(tgid, m, value, true);
+	unsigned long flags;
+	int i;
+
+	if (kc_vms_none_of(tgid))
+		return;
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	i = kc_creating_of(tgid);
+	if (i != KC_NONE)
+		kc_vm_add(&kc_slots[i].vm, m, value);
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
 }
 
 /* The destroy uevent names the VM by its creator's pid alone. */
@@ -397,17 +421,11 @@ void kc_vm_created(pid_t tgid, bool ok)
 	if (kc_vms_none_of(tgid))
 		return;
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
-	for (i = kc_first_of(tgid); i != KC_NONE; i = kc_next_of(i)) {
-		struct kc_vm *vm = &kc_slots[i].vm;
-
-		if (!(vm->flags & KC_VM_CREATING))
-			continue;
-		if (ok)
-			vm->flags &= ~KC_VM_CREATING;
-		else
-			kc_slot_free(i);
-		break;
-	}
+	i = kc_creating_of(tgid);
+	if (i != KC_NONE && ok)
+		kc_slots[i].vm.flags &= ~KC_VM_CREATING;
+	else if (i != KC_NONE)
+		kc_slot_free(i);
 	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
 }
 
@@ -641,6 +659,7 @@ bool kc_vm_destroying(u64 kvm, bool begins, u64 now)
 		i = kc_find_kvm(kvm);
 		if (i != KC_NONE) {
 			vm = &kc_slots[i].vm;
+			kc_st_abandon(&kc_slots[i]);
 			kc_slots[i].destroyed_before =
 				!(kc_slots[i].td.flags & KC_PART_OPEN) &&
 				kc_other_vm_alive(i);
@@ -655,6 +674,150 @@ bool kc_vm_destroying(u64 kvm, bool begins, u64 now)
 	}
 	return kc_vm_td_interval(KC_VM_BY_KVM, kvm, KC_TD_PART(KC_M_TD_DESTROY),
 				 begins, now);
+}
+
+static_assert(KC_NR_ST_PARTS <= KC_PART_MAX);
+
+#define KC_ST_OTHER	KC_ST_PART(KC_M_ST_OTHER)
+
+/* @a += @b, each field. */
+static void kc_vmm_time_add(struct kc_vmm_time *a, const struct kc_vmm_time *b)
+{
+	a->ran += b->ran;
+	a->waited += b->waited;
+	a->slept += b->slept;
+}
+
+/*
+ * The VM @tgid is creating has its KVM_CREATE_VM's return: its start-up's
+ * window opened at the ioctl's entry, @start, and the ioctl is its first
+ * part. @at is the VMM's times at the return, where the ioctl's end.
+ */
+void kc_vm_st_begin(pid_t tgid, u64 start, u64 now,
+		    const struct kc_vmm_time *at)
+{
+	struct kc_vm_slot *s;
+	unsigned long flags;
+	int i;
+
+	if (kc_vms_none_of(tgid))
+		return;
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	i = kc_creating_of(tgid);
+	s = i != KC_NONE ? &kc_slots[i] : NULL;
+	if (s && !(s->st.flags & (KC_PART_OPEN | KC_PART_ENDED))) {
+		kc_part_begin(&s->st, start);
+		kc_part_open(&s->st, start, KC_ST_PART(KC_M_ST_CREATE));
+		kc_part_close(&s->st, now, KC_ST_PART(KC_M_ST_CREATE));
+		s->st_at = *at;
+		memset(&s->st_in, 0, sizeof(s->st_in));
+		WRITE_ONCE(kc_vms_starting, kc_vms_starting + 1);
+	}
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+/*
+ * A timed call of the VM @kvm's start-up, of part @part, opens or closes
+ * at @now; a closing one gives its thread's own times @in. Returns whether
+ * the VM is starting.
+ */
+bool kc_vm_st_interval(u64 kvm, unsigned int part, bool open, u64 now,
+		       const struct kc_vmm_time *in)
+{
+	unsigned long flags;
+	bool found = false;
+	int i;
+
+	if (kc_vms_none_starting())
+		return false;
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	i = kc_find_kvm(kvm);
+	if (i != KC_NONE && (kc_slots[i].st.flags & KC_PART_OPEN)) {
+		struct kc_vm_slot *s = &kc_slots[i];
+
+		if (open) {
+			kc_part_open(&s->st, now, part);
+		} else {
+			kc_part_close(&s->st, now, part);
+			if (in)
+				kc_vmm_time_add(&s->st_in, in);
+		}
+		found = true;
+	}
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+	return found;
+}
+
+/* @a - @b in the module's unit, or 0. */
+static u64 kc_unit_sub(u64 a, u64 b)
+{
+	return a > b ? kc_to_unit(a - b) : 0;
+}
+
+/* Slot @s's start-up ends at @now, the VMM's times @end: its parts. */
+static void kc_st_end(struct kc_vm_slot *s, u64 now,
+		      const struct kc_vmm_time *end, struct kc_st_result *st)
+{
+	struct kc_vmm_time d, in;
+	struct kc_part *p = &s->st;
+	struct kc_vm *vm = &s->vm;
+	struct kc_vmm_split split;
+	unsigned int i;
+
+	kc_part_end(p, now);
+	WRITE_ONCE(kc_vms_starting, kc_vms_starting - 1);
+	d.ran = kc_unit_sub(end->ran, s->st_at.ran);
+	d.waited = kc_unit_sub(end->waited, s->st_at.waited);
+	d.user = end->user > s->st_at.user ? end->user - s->st_at.user : 0;
+	d.system = end->system > s->st_at.system ?
+		   end->system - s->st_at.system : 0;
+	d.slept = end->slept > s->st_at.slept ? end->slept - s->st_at.slept : 0;
+	in.ran = kc_to_unit(s->st_in.ran);
+	in.waited = kc_to_unit(s->st_in.waited);
+	in.slept = s->st_in.slept;
+	kc_vmm_split(p->sum[KC_ST_OTHER], &d, &in, end, &split);
+	kc_part_move(p, KC_ST_OTHER, KC_ST_PART(KC_M_ST_KERNEL), split.kernel);
+	kc_part_move(p, KC_ST_OTHER, KC_ST_PART(KC_M_ST_USER), split.user);
+	kc_part_move(p, KC_ST_OTHER, KC_ST_PART(KC_M_ST_RUNQ), split.runq);
+	kc_part_move(p, KC_ST_OTHER, KC_ST_PART(KC_M_ST_BLOCKED),
+		     split.blocked);
+	vm->flags |= KC_VM_STARTED;
+	vm->sum[KC_M_STARTUP] = kc_part_window(p);
+	vm->count[KC_M_STARTUP] = 1;
+	for (i = 0; i < KC_NR_ST_PARTS; i++) {
+		vm->sum[KC_ST_METRIC(i)] = p->sum[i];
+		vm->count[KC_ST_METRIC(i)] = 1;
+		vm->st_first[i] = p->first[i];
+	}
+	st->valid = true;
+	st->window = kc_part_window(p);
+	memcpy(st->part, p->sum, sizeof(st->part));
+}
+
+/*
+ * The VM @kvm is ready at @now, the end of its first vCPU's first KVM_RUN's
+ * setup, whose own times are @in: its start-up ends, and *@st gets its
+ * parts for the histograms.
+ */
+void kc_vm_st_ready(u64 kvm, u64 now, const struct kc_vmm_time *in,
+		    const struct kc_vmm_time *end, struct kc_st_result *st)
+{
+	unsigned long flags;
+	int i;
+
+	st->valid = false;
+	if (kc_vms_none_starting())
+		return;
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	i = kc_find_kvm(kvm);
+	if (i != KC_NONE && (kc_slots[i].st.flags & KC_PART_OPEN)) {
+		struct kc_vm_slot *s = &kc_slots[i];
+
+		kc_part_close(&s->st, now, KC_ST_PART(KC_M_ST_FIRST_RUN));
+		kc_vmm_time_add(&s->st_in, in);
+		kc_st_end(s, now, end, st);
+	}
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
 }
 
 /* Slot @s's teardown ends at @now: its parts go into its record. */
@@ -719,33 +882,53 @@ void kc_vms_reset(void)
 	kc_st.finished = 0;
 	kc_st.last_evicted = 0;
 	kc_st.live_evicted = 0;
-	memset(kc_td_accounted, 0, sizeof(kc_td_accounted));
-	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
-}
-
-/* A process's teardown is in the histograms: its accounted share is kept. */
-void kc_vm_accounted(u64 window, u64 other)
-{
-	unsigned int pm = kc_accounted_permille(window, other);
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&kc_vms_lock, flags);
-	if (kc_td_accounted[pm] < U32_MAX)
-		kc_td_accounted[pm]++;
+	memset(kc_accounted, 0, sizeof(kc_accounted));
 	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
 }
 
 /*
- * How many teardowns since the last reset were each per mille accounted,
+ * A window @w (a VM's start-up, a process's teardown) is in the
+ * histograms: its accounted share is kept.
+ */
+void kc_vm_accounted(enum kc_window w, u64 window, u64 other)
+{
+	unsigned int pm = kc_accounted_permille(window, other);
+	unsigned long flags;
+
+	if (w >= KC_NR_WINDOWS)
+		return;
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	if (kc_accounted[w][pm] < U32_MAX)
+		kc_accounted[w][pm]++;
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+/*
+ * How many windows @w since the last reset were each per mille accounted,
  * into @count (KC_PERMILLE + 1 of them).
  */
-void kc_vms_accounted(u32 *count)
+void kc_vms_accounted(enum kc_window w, u32 *count)
 {
 	unsigned long flags;
 
+	if (w >= KC_NR_WINDOWS) {
+		memset(count, 0, sizeof(kc_accounted[0]));
+		return;
+	}
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
-	memcpy(count, kc_td_accounted, sizeof(kc_td_accounted));
+	memcpy(count, kc_accounted[w], sizeof(kc_accounted[w]));
 	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+/* Swaps two records a word at a time: one is too big for the stack. */
+static void kc_vm_swap(struct kc_vm *a, struct kc_vm *b)
+{
+	u64 *x = (u64 *)a, *y = (u64 *)b;
+	size_t i;
+
+	static_assert(sizeof(*a) % sizeof(u64) == 0);
+	for (i = 0; i < sizeof(*a) / sizeof(u64); i++)
+		swap(x[i], y[i]);
 }
 
 /* Records copied a batch at a time, so that interrupts wait for little. */
@@ -786,7 +969,7 @@ void kc_vms_snapshot(struct kc_vm *out, unsigned int *nlast,
 	for (i = 1; i < n; i++) {
 		for (j = i; j > 0 && kc_reap_time(&out[len + j - 1]) <
 				     kc_reap_time(&out[len + j]); j--)
-			swap(out[len + j - 1], out[len + j]);
+			kc_vm_swap(&out[len + j - 1], &out[len + j]);
 	}
 }
 
@@ -831,6 +1014,7 @@ int kc_vms_init(const struct kc_vms_params *p)
 	kc_slowest_len = 0;
 	kc_seq = 0;
 	kc_vms_live = 0;
+	kc_vms_starting = 0;
 	kc_hash_bits = ilog2(heads);
 	kc_vms_tgid_heads = KC_VMS_TGID_HEADS * heads;
 	/* the 8-byte fields first, so that each part is aligned */

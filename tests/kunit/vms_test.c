@@ -783,6 +783,172 @@ static void kc_vms_td_runq(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kc_td_sum(vm), 31ULL);
 }
 
+#define ST(m)	KC_ST_PART(KC_M_##m)
+
+static u64 kc_st_sum(const struct kc_vm *vm)
+{
+	unsigned int i;
+	u64 n = 0;
+
+	for (i = 0; i < KC_NR_ST_PARTS; i++)
+		n += vm->sum[KC_ST_METRIC(i)];
+	return n;
+}
+
+/* A timed call of @kvm's start-up from @t0 to @t1 that ran @ran on a CPU. */
+static void kc_st_call(u64 kvm, unsigned int part, u64 t0, u64 t1, u64 ran)
+{
+	struct kc_vmm_time in = { .ran = ran };
+
+	kc_vm_st_interval(kvm, part, true, t0, NULL);
+	kc_vm_st_interval(kvm, part, false, t1, &in);
+}
+
+/*
+ * A single-threaded VMM's start-up, in ns: KVM_CREATE_VM from 100 to 110,
+ * a vCPU made, a memory slot, the first run's setup to ready at 200. The
+ * time between (55) is the VMM's: 40 on a CPU outside the calls (a
+ * quarter of its ticks user), 5 on a run queue, 10 that nothing names
+ * (it never slept).
+ */
+static void kc_vms_st_one(struct kunit *test)
+{
+	struct kc_vmm_time at = { .ran = 1000, .waited = 70, .user = 8,
+				  .system = 8, .slept = 4 };
+	struct kc_vmm_time end = { .ran = 1000 + 10 + 5 + 20 + 40,
+				   .waited = 75, .user = 9, .system = 11,
+				   .slept = 4 };
+	struct kc_vmm_time ready = { .ran = 20 };
+	bool ns = kc_unit_ns;
+	struct kc_st_result st;
+	const struct kc_vm *vm;
+
+	kc_unit_ns = true;
+	kc_vm_begin(0x9000, kc_vmm(test, 970, "firecracker"));
+	kc_vm_st_begin(970, 100, 110, &at);
+	kc_vm_created(970, true);
+	KUNIT_EXPECT_EQ(test, kc_vms_starting, 1U);
+	kc_st_call(0x9000, ST(ST_VCPUS), 120, 130, 10);
+	kc_st_call(0x9000, ST(ST_IOCTLS), 140, 145, 5);
+	/* another VM's call changes nothing */
+	KUNIT_EXPECT_FALSE(test, kc_vm_st_interval(0x9100, ST(ST_IOCTLS), true,
+						   150, NULL));
+	KUNIT_EXPECT_TRUE(test, kc_vm_st_interval(0x9000, ST(ST_FIRST_RUN), true,
+						  180, NULL));
+	kc_vm_st_ready(0x9000, 200, &ready, &end, &st);
+	kc_unit_ns = ns;
+	KUNIT_ASSERT_TRUE(test, st.valid);
+	KUNIT_EXPECT_EQ(test, st.window, 100ULL);
+	KUNIT_EXPECT_EQ(test, kc_vms_starting, 0U);
+	/* once: a second ready, a later call, find no start-up */
+	kc_vm_st_ready(0x9000, 210, &ready, &end, &st);
+	KUNIT_EXPECT_FALSE(test, st.valid);
+	KUNIT_EXPECT_FALSE(test, kc_vm_st_interval(0x9000, ST(ST_IOCTLS), true,
+						   220, NULL));
+	kc_vm_freed(970, 300, NULL);
+	vm = kc_read_one(test, 970);
+	KUNIT_EXPECT_TRUE(test, vm->flags & KC_VM_STARTED);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_STARTUP], 100ULL);
+	KUNIT_EXPECT_EQ(test, kc_st_sum(vm), 100ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_ST_CREATE], 10ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_ST_VCPUS], 10ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_ST_IOCTLS], 5ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_ST_FIRST_RUN], 20ULL);
+	/* 75 on a CPU over the window, 35 in the calls; ticks 1 user, 3 system */
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_ST_USER], 18ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_ST_KERNEL], 22ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_ST_RUNQ], 5ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_ST_BLOCKED], 0ULL);
+	KUNIT_EXPECT_EQ(test, vm->sum[KC_M_ST_OTHER], 10ULL);
+	KUNIT_EXPECT_EQ(test, vm->count[KC_M_ST_OTHER], 1U);
+	/* first instants, 1 + offset: the VMM's own time began at 10 */
+	KUNIT_EXPECT_EQ(test, vm->st_first[ST(ST_CREATE)], 1ULL);
+	KUNIT_EXPECT_EQ(test, vm->st_first[ST(ST_VCPUS)], 21ULL);
+	KUNIT_EXPECT_EQ(test, vm->st_first[ST(ST_FIRST_RUN)], 81ULL);
+	KUNIT_EXPECT_EQ(test, vm->st_first[ST(ST_OTHER)], 11ULL);
+	KUNIT_EXPECT_EQ(test, vm->st_first[ST(ST_KERNEL)], 11ULL);
+	KUNIT_EXPECT_EQ(test, vm->st_first[ST(ST_BLOCKED)], 0ULL);
+}
+
+/*
+ * A VM that never ran: destroyed, then its process reaped, with no
+ * start-up; and one whose process is reaped first. Neither is counted as
+ * starting after.
+ */
+static void kc_vms_st_never_ready(struct kunit *test)
+{
+	struct kc_vmm_time at = { 0 };
+	const struct kc_vm *vm;
+
+	kc_vm_begin(0x9000, kc_vmm(test, 971, "firecracker"));
+	kc_vm_st_begin(971, 100, 110, &at);
+	kc_vm_created(971, true);
+	kc_vm_destroying(0x9000, true, 150);
+	KUNIT_EXPECT_EQ(test, kc_vms_starting, 0U);
+	KUNIT_EXPECT_FALSE(test, kc_vm_st_interval(0x9000, ST(ST_IOCTLS), true,
+						   160, NULL));
+	kc_vm_freed(971, 300, NULL);
+	vm = kc_read_one(test, 971);
+	KUNIT_EXPECT_FALSE(test, vm->flags & KC_VM_STARTED);
+	KUNIT_EXPECT_EQ(test, vm->count[KC_M_STARTUP], 0U);
+
+	kc_vm_begin(0xa000, kc_vmm(test, 972, "firecracker"));
+	kc_vm_st_begin(972, 100, 110, &at);
+	kc_vm_created(972, true);
+	KUNIT_EXPECT_EQ(test, kc_vms_starting, 1U);
+	kc_vm_freed(972, 300, NULL);
+	KUNIT_EXPECT_EQ(test, kc_vms_starting, 0U);
+	/* a failed KVM_CREATE_VM opens nothing */
+	kc_vm_begin(0xb000, kc_vmm(test, 973, "firecracker"));
+	kc_vm_created(973, false);
+	kc_vm_st_begin(973, 100, 110, &at);
+	KUNIT_EXPECT_EQ(test, kc_vms_starting, 0U);
+}
+
+/*
+ * Two VMs of one process (arm64 QEMU makes scratch VMs that never run):
+ * each has its own start-up, the calls go by VM; and a VMM whose threads
+ * ran side by side, more on a CPU than the window held, and slept: kernel
+ * first, blocked takes nothing.
+ */
+static void kc_vms_st_two(struct kunit *test)
+{
+	struct kc_vmm_time at = { 0 };
+	struct kc_vmm_time end = { .ran = 500, .waited = 100, .system = 1,
+				   .slept = 3 };
+	struct kc_vmm_time none = { 0 };
+	struct kc_st_result st;
+	const struct kc_vms_read *r;
+	bool ns = kc_unit_ns;
+
+	kc_unit_ns = true;
+	kc_vm_begin(0x9000, kc_vmm(test, 974, "qemu"));
+	kc_vm_st_begin(974, 0, 10, &at);
+	kc_vm_created(974, true);
+	kc_vm_begin(0xa000, kc_vmm(test, 974, "qemu"));
+	kc_vm_st_begin(974, 20, 30, &at);
+	kc_vm_created(974, true);
+	KUNIT_EXPECT_EQ(test, kc_vms_starting, 2U);
+	kc_st_call(0xa000, ST(ST_VCPUS), 40, 50, 0);
+	kc_vm_st_ready(0xa000, 130, &none, &end, &st);
+	kc_unit_ns = ns;
+	KUNIT_ASSERT_TRUE(test, st.valid);
+	KUNIT_EXPECT_EQ(test, st.window, 110ULL);
+	KUNIT_EXPECT_EQ(test, st.part[ST(ST_KERNEL)], 90ULL);
+	KUNIT_EXPECT_EQ(test, st.part[ST(ST_USER)], 0ULL);
+	KUNIT_EXPECT_EQ(test, st.part[ST(ST_RUNQ)], 0ULL);
+	KUNIT_EXPECT_EQ(test, st.part[ST(ST_BLOCKED)], 0ULL);
+	KUNIT_EXPECT_EQ(test, st.part[ST(ST_OTHER)], 0ULL);
+	/* the scratch VM is still starting until its process goes */
+	KUNIT_EXPECT_EQ(test, kc_vms_starting, 1U);
+	kc_vm_freed(974, 300, NULL);
+	r = kc_read(test);
+	KUNIT_ASSERT_EQ(test, r->nlast, 2U);
+	KUNIT_EXPECT_EQ(test, r->vms[0].count[KC_M_STARTUP] +
+			      r->vms[1].count[KC_M_STARTUP], 1U);
+	KUNIT_EXPECT_EQ(test, kc_vms_starting, 0U);
+}
+
 static void kc_vms_params_range(struct kunit *test)
 {
 	struct kc_vms_params p = kc_test_vms;
@@ -830,6 +996,9 @@ static struct kunit_case kc_vms_cases[] = {
 	KUNIT_CASE(kc_vms_td_never_opened),
 	KUNIT_CASE(kc_vms_td_destroyed_by),
 	KUNIT_CASE(kc_vms_td_runq),
+	KUNIT_CASE(kc_vms_st_one),
+	KUNIT_CASE(kc_vms_st_never_ready),
+	KUNIT_CASE(kc_vms_st_two),
 	{}
 };
 

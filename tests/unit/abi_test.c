@@ -391,13 +391,25 @@ static void test_table(void)
 
 		bad += r->m >= KC_NR_METRICS || r->on >= KC_NR_METRICS || r->m == r->on;
 	}
-	check(!bad && KC_NR_RESTS_ON == 24, "KC_RESTS_ON: %u rows of known metrics", KC_NR_RESTS_ON);
+	check(!bad && KC_NR_RESTS_ON == 36, "KC_RESTS_ON: %u rows of known metrics", KC_NR_RESTS_ON);
 	for (m = 0, bad = 0; m < KC_NR_METRICS; m++)
 		bad += !probes[m] && !rests_on_probes(probes, m, KC_RESTS_DEPTH);
 	check(!bad, "every metric has a probe or rests on metrics that do");
 	check(!rests_on_probes(probes, KC_M_TD_OTHER, KC_RESTS_DEPTH - 1) &&
 	      rests_on_probes(probes, KC_M_TD_OTHER, KC_RESTS_DEPTH),
 	      "td_other rests on signal_to_exit's probe through teardown, two deep");
+	check(!probes[KC_M_ST_OTHER] && rests_on_probes(probes, KC_M_ST_OTHER, 1),
+	      "st_other rests on the ready probe, startup's own, one deep");
+	check(probes[KC_M_STARTUP] == 1 && kc_window_metric(KC_WIN_STARTUP) == KC_M_STARTUP &&
+	      kc_window_other(KC_WIN_STARTUP) == KC_M_ST_OTHER &&
+	      kc_window_metric(KC_WIN_TEARDOWN) == KC_M_TEARDOWN &&
+	      kc_window_other(KC_WIN_TEARDOWN) == KC_M_TD_OTHER &&
+	      KC_ST_METRIC(0) == KC_M_STARTUP + 1 && KC_TD_METRIC(0) == KC_M_TEARDOWN + 1 &&
+	      kc_window_metric(KC_NR_WINDOWS) == KC_NR_METRICS &&
+	      !strcmp(kc_window_tag(KC_WIN_STARTUP), "accounted-startup") &&
+	      !strcmp(kc_window_tag(KC_WIN_TEARDOWN), "accounted") &&
+	      !strcmp(kc_window_tag(KC_NR_WINDOWS), "?"),
+	      "the windows: their metrics, their parts the rows after each, to other; their records");
 	for (m = 0, bad = 0, n = 0; m < KC_NR_METRICS; m++) {
 		size_t len = strlen(kc_metric_name(m));
 
@@ -408,7 +420,7 @@ static void test_table(void)
 	for (m = 0, n = 0; m < KC_NR_METRICS; m++)
 		n += kc_metric_desc(m)->origin == KC_ORIGIN_ADDED;
 	/* the seed has 13 histograms: kvm_create_vm ... reclaim_memcg */
-	check(n == 19 && KC_NR_METRICS - n == 13, "13 of the seed's rows, 19 added: %u added", n);
+	check(n == 29 && KC_NR_METRICS - n == 13, "13 of the seed's rows, 29 added: %u added", n);
 	check(!strcmp(kc_origin_name(KC_ORIGIN_SEED), "seed") &&
 	      !strcmp(kc_origin_name(KC_ORIGIN_ADDED), "added") &&
 	      !strcmp(kc_origin_name(KC_NR_ORIGINS), "?"), "origin names");
@@ -471,6 +483,8 @@ static void test_maps(void)
 		      "@us_kvm_vm_release @us_reclaim_direct @us_reclaim_memcg "
 		      "@us_signal_to_exit @us_stage2_destroy @us_exit_to_reaped @us_first_run_setup "
 		      "@us_kvm_mmu_teardown @us_mmu_notifier_unregister @us_rcu_free @us_reap_wait "
+		      "@us_st_blocked @us_st_create @us_st_first_run @us_st_ioctls @us_st_kernel "
+		      "@us_st_other @us_st_runq @us_st_user @us_st_vcpus @us_startup "
 		      "@us_td_destroy @us_td_exit_files @us_td_exit_mmap @us_td_other @us_td_release "
 		      "@us_td_runq @us_td_task_work @us_td_threads @us_td_wake @us_teardown "
 		      "@us_uevent_create @us_uevent_destroy @us_vcpu_create "),

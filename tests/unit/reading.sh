@@ -403,6 +403,43 @@ printf 'kvmchurn vms: no finished VM of pid 4242 among the last ones in %s/vms\n
 want_same err "$tmp/want"
 finish "vms PID that finished no VM: exit 1, said so"
 
+# ---- start-ups partitioned (hand/vms-st: a process that ran its VM and one
+# killed before it did, both torn down) ----
+
+run -d "$hand/vms-st" vms
+want_rc 0
+want_same err empty
+want_same out "$expected/hand/vms-st.out"
+finish "vms: both windows' parts as columns, the create path's stages left out, st_acc and td_acc"
+
+run -d "$hand/vms-st" vms 3001
+want_rc 0
+want_same err empty
+want_same out "$expected/hand/vms-st-3001.out"
+finish "vms PID: the start-up part by part, then the teardown, the largest of each marked"
+
+run -d "$hand/vms-st" vms 3002
+want_rc 0
+want_grep out '^its start-up was not partitioned \(it never ran, or was made before kvmchurn traced it\)$'
+want_grep out '^teardown 98000 us from '
+finish "vms PID of a VM that never ran: no start-up, said so, its teardown"
+
+run -d "$hand/vms-st" vms --json
+want_rc 0
+json_ok
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+a, b = d["vms"]
+s = a["startup"]
+assert sum(p["duration"] for p in s["parts"]) == s["window"] == a["stages"]["startup"]["sum"] == 50000, s
+assert s["accounted_permille"] == 980 and s["largest"] == "st_kernel" and a["largest"] == "td_destroy", s
+starts = {p["part"]: p["start"] for p in s["parts"]}
+assert starts["st_create"] == 0 and starts["st_first_run"] == 48000, starts
+assert b["startup"] is None and b["teardown"]["window"] == 98000, b
+' "$tmp/out" || problems+=("vms --json: the start-up parts do not add up as the file says")
+finish "vms --json: startup with its parts, start and duration summing to the window; null where it never ran"
+
 # bad_vms_of FIXTURE NAME SED-SCRIPT MESSAGE: hand/FIXTURE/vms edited by
 # SED-SCRIPT is refused, and says which line and why.
 bad_vms_of() {
@@ -421,6 +458,9 @@ bad_vms_of vms-td short-td '8s/\t[^\t]*$//' "8: a td record unlike the td-fields
 bad_vms_of vms-td part '8s/\t1:500\t/\t1;500\t/' "8: a td record of other than numbers and FIRST:BEFORE parts"
 bad_vms_of vms-td notified '8s/\t78901\t/\tx\t/' "8: a td record of other than numbers and FIRST:BEFORE parts"
 bad_vms_of vms-td few-td-fields '6s/\tdestroyed_by.*//' "6: too few td fields"
+bad_vms_of vms-st no-st-fields '/^st-fields/d' "8: an st record unlike the st-fields record"
+bad_vms_of vms-st short-st '9s/\t[^\t]*$//' "9: an st record unlike the st-fields record"
+bad_vms_of vms-st st-part '9s/\t48001\t/\t48001x\t/' "9: an st record of other than numbers"
 
 for args in "-n 0" "-n x" "--slowest=1" "extra"; do
 	# shellcheck disable=SC2086 # the options
@@ -533,9 +573,9 @@ bad short-hist '6s/\t35:1$//' \
 bad second-hist '6p' \
 	"bad/raw: line 7: a second hist record of kvm_create_vm"
 bad second-counter '/^counter\tsigkill/p' \
-	"bad/raw: line 40: a second counter record of sigkill"
+	"bad/raw: line 50: a second counter record of sigkill"
 bad counter-value 's/^counter\treap\t1$/counter\treap\t1 /' \
-	"bad/raw: line 41: counter record: reap '1 ' is not a number"
+	"bad/raw: line 51: counter record: reap '1 ' is not a number"
 bad slots '5s/252/300/' \
 	"bad/raw: line 5: histograms of 300 slots: this client knows only 252"
 bad unit '2s/us/ms/' \
@@ -547,19 +587,23 @@ bad enabled '3s/1/yes/' \
 bad empty-line '4s/$/\n/' \
 	"bad/raw: line 5: empty line"
 bad probe-short '/^probe\tkvm_create_vm/s/\t0$//' \
-	"bad/raw: line 44: probe record: 5 fields, expected 6"
+	"bad/raw: line 54: probe record: 5 fields, expected 6"
 bad pairs 's/^pairs\t.*/pairs\t4096\t0\t-\t0/' \
-	"bad/raw: line 71: pairs record: dropped '-' is not a number"
+	"bad/raw: line 82: pairs record: dropped '-' is not a number"
 bad pairs-not-reaped '/^pairs\t/s/$/\tmany/' \
-	"bad/raw: line 71: pairs record: not reaped 'many' is not a number"
+	"bad/raw: line 82: pairs record: not reaped 'many' is not a number"
 bad accounted-short '/^accounted\t/s/\t.*//' \
-	"bad/raw: line 72: accounted record: 0 fields, expected 1"
+	"bad/raw: line 84: accounted record: 0 fields, expected 1"
 bad accounted-item '/^accounted\t/s/995:1/99.5:1/' \
-	"bad/raw: line 72: accounted record: '99.5:1' is not per-mille:count"
+	"bad/raw: line 84: accounted record: '99.5:1' is not per-mille:count"
 bad accounted-count '/^accounted\t/s/995:1/995:4294967296/' \
-	"bad/raw: line 72: accounted record: '995:4294967296' is not per-mille:count"
+	"bad/raw: line 84: accounted record: '995:4294967296' is not per-mille:count"
 bad accounted-above '/^accounted\t/s/995:1/1001:1/' \
-	"bad/raw: line 72: accounted record: 1001 is above 1000 per mille"
+	"bad/raw: line 84: accounted record: 1001 is above 1000 per mille"
+bad accounted-startup-item '/^accounted-startup\t/s/1000:1/1000:x/' \
+	"bad/raw: line 83: accounted-startup record: '1000:x' is not per-mille:count"
+bad accounted-startup-short '/^accounted-startup\t/s/\t.*//' \
+	"bad/raw: line 83: accounted-startup record: 0 fields, expected 1"
 bad empty-file 'd' \
 	"bad/raw is empty: not a kvmchurn raw file"
 
@@ -1055,8 +1099,8 @@ awk -F '\t' -v OFS='\t' -v a="$tmp/half-a/raw" -v b="$tmp/half-b/raw" '
 	$1 == "counter" { h = half($3); print $1, $2, h >a; print $1, $2, $3 - h >b; next }
 	$1 == "probe" { h = half($6); print $1, $2, $3, $4, $5, h, $7 >a; print $1, $2, $3, $4, $5, $6 - h, 0 >b; next }
 	$1 == "pairs" { print $1, 2048, 0, 0, 0 >a; print $1, 2048, 0, 0, 0 >b; next }
-	# the teardowns: the first share to one half, the others to the other
-	$1 == "accounted" { i = index($2, ","); print $1, substr($2, 1, i - 1) >a; print $1, substr($2, i + 1) >b; next }
+	# the windows: the first share to one half, the others to the other
+	$1 ~ /^accounted/ { i = index($2, ","); print $1, substr($2, 1, i - 1) >a; print $1, substr($2, i + 1) >b; next }
 	{ print >a; print >b }' "$hand/known/raw"
 cmp -s "$tmp/half-a/raw" "$hand/known/raw" && problems+=("the first half is the whole")
 run merge "$tmp/half-b" "$tmp/half-a"

@@ -26,7 +26,7 @@ want_same err empty
 # name, group, unit, map, span, probes, origin: seven fields, none empty
 want_eq "rows of seven fields" "" "$(awk -F '\t' 'NF != 7 || $1 == "" || $5 == "" || $6 == "" || ($7 != "seed" && $7 != "added")' "$tmp/list")"
 # the seed's 13 histograms, and kvmchurn's additions (printed after them in `all`)
-want_eq "added metrics" "kvm_mmu_teardown vcpu_create first_run_setup uevent_create uevent_destroy mmu_notifier_unregister exit_to_reaped teardown td_destroy td_release td_task_work td_exit_mmap td_exit_files td_threads reap_wait rcu_free td_wake td_runq td_other" \
+want_eq "added metrics" "kvm_mmu_teardown vcpu_create first_run_setup uevent_create uevent_destroy mmu_notifier_unregister exit_to_reaped startup st_create st_first_run st_vcpus st_ioctls st_user st_kernel st_runq st_blocked st_other teardown td_destroy td_release td_task_work td_exit_mmap td_exit_files td_threads reap_wait rcu_free td_wake td_runq td_other" \
 	"$(awk -F '\t' '$7 == "added" { printf "%s%s", n++ ? " " : "", $1 }' "$tmp/list")"
 want_eq "the seed's metrics" 13 "$(awk -F '\t' '$7 == "seed"' "$tmp/list" | wc -l)"
 # the module that made the capture had the same table: a hist record a row

@@ -66,7 +66,7 @@ struct merge {
 	size_t n;			/* snapshots added */
 	struct kc_snap sum;
 	size_t probes_cap;
-	size_t n_enabled, n_filter, n_pairs, n_not_reaped, n_accounted;
+	size_t n_enabled, n_filter, n_pairs, n_not_reaped, n_accounted[KC_NR_WINDOWS];
 	bool same_filter;		/* every filter text is sum.filter */
 	bool filter_all;		/* one of them is "*" */
 	char **names;			/* every filter's names, once each */
@@ -208,21 +208,23 @@ static int add_pairs(const char *path, struct merge *mg, const struct kc_snap *s
 	return 0;
 }
 
-/* The teardowns' accounted shares add up, share by share. */
+/* Each window's accounted shares add up, share by share. */
 static int add_accounted(const char *path, struct merge *mg, const struct kc_snap *s)
 {
-	if (!s->has_accounted)
-		return 0;
-	mg->n_accounted++;
-	for (unsigned int v = 0; v <= KC_PERMILLE; v++) {
-		__u64 sum = (__u64)mg->sum.accounted[v] + s->accounted[v];
+	for (unsigned int w = 0; w < KC_NR_WINDOWS; w++) {
+		if (!s->has_accounted[w])
+			continue;
+		mg->n_accounted[w]++;
+		for (unsigned int v = 0; v <= KC_PERMILLE; v++) {
+			__u64 sum = (__u64)mg->sum.accounted[w][v] + s->accounted[w][v];
 
-		if (sum > UINT32_MAX) {
-			kc_err("merge", "adding %s: the teardowns %u per mille accounted would pass 2^32 - 1, more than a raw file holds: is a snapshot damaged?",
-			       path, v);
-			return -1;
+			if (sum > UINT32_MAX) {
+				kc_err("merge", "adding %s: the %ss %u per mille accounted would pass 2^32 - 1, more than a raw file holds: is a snapshot damaged?",
+				       path, kc_metric_name(kc_window_metric(w)), v);
+				return -1;
+			}
+			mg->sum.accounted[w][v] = (__u32)sum;
 		}
-		mg->sum.accounted[v] = (__u32)sum;
 	}
 	return 0;
 }
@@ -415,14 +417,16 @@ static void write_raw(FILE *f, const void *ctx)
 		fputc('\n', f);
 	}
 	/* only where every snapshot has it: a part would say too little */
-	if (mg->n_accounted == mg->n) {
+	for (unsigned int w = 0; w < KC_NR_WINDOWS; w++) {
 		bool any = false;
 
-		fputs(KC_RAW_ACCOUNTED "\t", f);
+		if (mg->n_accounted[w] != mg->n)
+			continue;
+		fprintf(f, "%s\t", kc_window_tag(w));
 		for (unsigned int v = 0; v <= KC_PERMILLE; v++) {
-			if (!s->accounted[v])
+			if (!s->accounted[w][v])
 				continue;
-			fprintf(f, "%s%u:%u", any ? "," : "", v, s->accounted[v]);
+			fprintf(f, "%s%u:%u", any ? "," : "", v, s->accounted[w][v]);
 			any = true;
 		}
 		fputs(any ? "\n" : "-\n", f);

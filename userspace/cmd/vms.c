@@ -22,17 +22,19 @@ const char vms_usage[] =
 	"stage's time in the module's unit, the stages as columns (headed by the\n"
 	"labels below; a stage no VM shown has is left out): \"-\" for a stage that\n"
 	"did not happen, not 0; \"T(N)\" for N calls in T in all (vCPUs, irqfds).\n"
-	"Where a VM's teardown was partitioned (every instant of it in one part:\n"
-	"teardown, td_destroy ... td_other), the parts are columns, and the exit\n"
-	"path's stages that they cover are left out (--stages shows them); \"acc\"\n"
-	"is how much of the teardown the parts name, 1 - td_other/teardown, and a\n"
-	"last line gives its p50, p10 and min over the VMs shown. The largest\n"
-	"stage of a line is marked with '*': among the parts where there are\n"
-	"any, else among the stages, the windows (teardown, exit_to_reap,\n"
-	"exit_to_reaped) apart. A stage's time is the value its histogram got.\n"
-	"With PID, that process's VMs one by one: the teardown part by part, when\n"
-	"it first held the instant, its time before and after the leader's exit,\n"
-	"its share, the largest marked.\n"
+	"Where a VM's start-up or teardown was partitioned (every instant of it in\n"
+	"one part: startup, st_create ... st_other from its KVM_CREATE_VM to its\n"
+	"first vCPU's first entry; teardown, td_destroy ... td_other), the parts\n"
+	"are columns, and the stages that they cover are left out (--stages shows\n"
+	"them); \"st_acc\" and \"td_acc\" are how much of each window the parts\n"
+	"name, 1 - other/window, and a last line a window gives their p50, p10\n"
+	"and min over the VMs shown. The largest stage of a line is marked with\n"
+	"'*': the largest part of each window, or without a teardown's parts the\n"
+	"largest stage, the windows apart. A stage's time is the value its\n"
+	"histogram got.\n"
+	"With PID, that process's VMs one by one: the start-up and the teardown\n"
+	"part by part, when it first held the instant, for the teardown its time\n"
+	"before and after the leader's exit, its share, the largest marked.\n"
 	"\n"
 	"Options:\n"
 	"  --slowest   the slowest VMs instead of the last\n"
@@ -42,10 +44,12 @@ const char vms_usage[] =
 	"              stats (finished, last_evicted, live_evicted, live) and vms,\n"
 	"              each with tgid, comm, created (seconds since the epoch, as\n"
 	"              a string of 9 decimals), largest (a metric or null),\n"
-	"              teardown (null, or began, window, destroyed_by, notified\n"
-	"              and reaped offsets, accounted_permille, and parts: part,\n"
-	"              start offset, duration, before_exit) and stages: every\n"
-	"              metric, {count, sum} or null; with PID, its VMs only\n"
+	"              startup (null, or window, accounted_permille, largest and\n"
+	"              parts: part, start offset, duration), teardown (null, or\n"
+	"              began, window, destroyed_by, notified and reaped offsets,\n"
+	"              accounted_permille, and parts: part, start offset,\n"
+	"              duration, before_exit) and stages: every metric, {count,\n"
+	"              sum} or null; with PID, its VMs only\n"
 	"  -h, --help  print this help\n"
 	"\n"
 	"Exit status: 0; 1 when no finished VM has the PID; 2 when the module's\n"
@@ -60,6 +64,12 @@ static const struct kc_opt options[] = {
 	{ OPT_JSON, 0, "json", false },
 	{ OPT_HELP, 'h', "help", false },
 	{ 0, 0, NULL, false },
+};
+
+/* A VM's start-up, partitioned: the st record after its vm record. */
+struct vm_st {
+	bool valid;
+	unsigned long long first[KC_NR_ST_PARTS];	/* 1 + offset; 0: none */
 };
 
 /* A VM's teardown, partitioned: the record after its vm record. */
@@ -77,6 +87,7 @@ struct vm_row {
 	char comm[KC_COMM_LEN];
 	char created[32];		/* "1764672000.123456789" */
 	unsigned long long count[KC_NR_METRICS], sum[KC_NR_METRICS];
+	struct vm_st st;
 	struct vm_td td;
 };
 
@@ -87,6 +98,8 @@ struct vms_file {
 	size_t ncols;
 	int tdcol[KC_NR_TD_PARTS + 16];	/* td field -> part, or -1 */
 	size_t ntdcols;
+	int stcol[KC_NR_ST_PARTS + 16];	/* st field -> part, or -1 */
+	size_t nstcols;
 	bool last_taken;		/* the previous vm record was kept */
 	struct vm_row *rows;
 	size_t n, cap;
@@ -161,6 +174,25 @@ static int parse_td(char **f, size_t n, const struct vms_file *v,
 	return 0;
 }
 
+/* The st record after a kept vm record: its start-up's parts' places. */
+static int parse_st(char **f, size_t n, const struct vms_file *v,
+		    struct vm_st *st)
+{
+	for (size_t i = 1; i < n; i++) {
+		unsigned long long first;
+		char *end;
+
+		errno = 0;
+		first = strtoull(f[i], &end, 10);
+		if (errno || end == f[i] || *end)
+			return -1;
+		if (v->stcol[i] >= 0)
+			st->first[v->stcol[i]] = first;
+	}
+	st->valid = true;
+	return 0;
+}
+
 static int bad(const char *path, unsigned long nr, const char *what)
 {
 	kc_err("vms", "%s, line %lu: %s: is the module of the same version as the client?",
@@ -198,6 +230,8 @@ static int parse(const char *path, char *text, const char *list,
 		} else if (!strcmp(f[0], KC_VMS_FIELDS)) {
 			if (n < KC_VMS_VM_HEAD)
 				return bad(path, nr, "too few fields");
+			if (n > ARRAY_SIZE(v->col))
+				return bad(path, nr, "too many fields");
 			v->ncols = n;
 			for (size_t i = 0; i < n; i++)
 				v->col[i] = i < KC_VMS_VM_HEAD ? -1 : kc_find_metric(f[i]);
@@ -205,6 +239,8 @@ static int parse(const char *path, char *text, const char *list,
 		} else if (!strcmp(f[0], KC_VMS_TD_FIELDS)) {
 			if (n < 5)
 				return bad(path, nr, "too few td fields");
+			if (n > ARRAY_SIZE(v->tdcol))
+				return bad(path, nr, "too many td fields");
 			v->ntdcols = n;
 			for (size_t i = 0; i < n; i++) {
 				int m = i < 5 ? -1 : kc_find_metric(f[i]);
@@ -212,6 +248,21 @@ static int parse(const char *path, char *text, const char *list,
 				v->tdcol[i] = m >= KC_M_TD_DESTROY && m <= KC_M_TD_OTHER ?
 					      (int)KC_TD_PART(m) : -1;
 			}
+		} else if (!strcmp(f[0], KC_VMS_ST_FIELDS)) {
+			if (n > ARRAY_SIZE(v->stcol))
+				return bad(path, nr, "too many st fields");
+			v->nstcols = n;
+			for (size_t i = 0; i < n; i++) {
+				int m = i < 1 ? -1 : kc_find_metric(f[i]);
+
+				v->stcol[i] = m >= KC_M_ST_CREATE && m <= KC_M_ST_OTHER ?
+					      (int)KC_ST_PART(m) : -1;
+			}
+		} else if (!strcmp(f[0], KC_VMS_ST)) {
+			if (!v->nstcols || n != v->nstcols)
+				return bad(path, nr, "an st record unlike the st-fields record");
+			if (v->last_taken && parse_st(f, n, v, &v->rows[v->n - 1].st))
+				return bad(path, nr, "an st record of other than numbers");
 		} else if (!strcmp(f[0], KC_VMS_TD)) {
 			if (!v->ntdcols || n != v->ntdcols)
 				return bad(path, nr, "a td record unlike the td-fields record");
@@ -262,53 +313,75 @@ static int parse(const char *path, char *text, const char *list,
 static bool is_window(int m)
 {
 	return m == KC_M_EXIT_TO_REAP || m == KC_M_EXIT_TO_REAPED ||
-	       m == KC_M_TEARDOWN;
+	       m == KC_M_STARTUP || m == KC_M_TEARDOWN;
 }
 
-static bool partitioned(const struct vm_row *r)
+/* Whether the VM's window @w (enum kc_window) was partitioned. */
+static bool partitioned(const struct vm_row *r, unsigned int w)
 {
-	return r->td.valid && r->count[KC_M_TEARDOWN];
+	bool valid = w == KC_WIN_STARTUP ? r->st.valid : r->td.valid;
+	enum kc_metric m = kc_window_metric(w);
+
+	return valid && m < KC_NR_METRICS && r->count[m];
 }
 
-static bool is_part(int m)
+/* Whether metric @m is a part of window @w: the rows after it, to other. */
+static bool is_part(int m, unsigned int w)
 {
-	return m >= KC_M_TD_DESTROY && m <= KC_M_TD_OTHER;
+	return m > (int)kc_window_metric(w) && m <= (int)kc_window_other(w);
 }
 
 /*
- * The stage that took longest: among the teardown's parts where it was
- * partitioned (they do not overlap), else among the stages, the windows
- * apart; -1 with none.
+ * The part of window @w that took longest; -1 when it was not
+ * partitioned.
  */
-static int largest(const struct vm_row *r)
+static int largest_part(const struct vm_row *r, unsigned int w)
 {
 	int best = -1;
 
+	for (int m = 0; partitioned(r, w) && m < KC_NR_METRICS; m++)
+		if (is_part(m, w) && (best < 0 || r->sum[m] > r->sum[best]))
+			best = m;
+	return best;
+}
+
+/*
+ * The stage that took longest: the teardown's largest part where it was
+ * partitioned, else the largest stage, the windows and the start-up's
+ * parts apart (they overlap the stages); -1 with none.
+ */
+static int largest(const struct vm_row *r)
+{
+	int best = largest_part(r, KC_WIN_TEARDOWN);
+
+	if (best >= 0)
+		return best;
 	for (int m = 0; m < KC_NR_METRICS; m++)
-		if ((partitioned(r) ? is_part(m) : !is_window(m)) && r->count[m] &&
+		if (!is_window(m) && !is_part(m, KC_WIN_STARTUP) && r->count[m] &&
 		    (best < 0 || r->sum[m] > r->sum[best]))
 			best = m;
 	return best;
 }
 
-/* 1 - td_other / teardown, in per mille; -1 without a partition. */
-static int accounted(const struct vm_row *r)
+/* 1 - other / window of window @w, in per mille; -1 without a partition. */
+static int accounted(const struct vm_row *r, unsigned int w)
 {
-	if (!partitioned(r))
+	enum kc_metric m = kc_window_metric(w), o = kc_window_other(w);
+
+	if (!partitioned(r, w) || m >= KC_NR_METRICS || o >= KC_NR_METRICS)
 		return -1;
-	return (int)kc_accounted_permille(r->sum[KC_M_TEARDOWN],
-					  r->sum[KC_M_TD_OTHER]);
+	return (int)kc_accounted_permille(r->sum[m], r->sum[o]);
 }
 
-/* Over the VMs shown with a partition: how much of their teardowns is named. */
+/* Over the VMs shown with window @w partitioned: how much of it is named. */
 static void accounted_stats(const struct vms_file *v, size_t first,
-			    struct kc_accounted *a)
+			    unsigned int w, struct kc_accounted *a)
 {
 	__u32 count[KC_PERMILLE + 1] = { 0 };
 
 	for (size_t i = first; i < v->n; i++)
-		if (accounted(&v->rows[i]) >= 0)
-			count[accounted(&v->rows[i])]++;
+		if (accounted(&v->rows[i], w) >= 0)
+			count[accounted(&v->rows[i], w)]++;
 	kc_accounted_stats(count, a);
 }
 
@@ -339,36 +412,51 @@ static void cell(char *buf, size_t len, const struct vm_row *r, int m)
 
 /*
  * Whether metric @m is a column: one that a VM shown has; where a VM shown
- * has its teardown partitioned, the exit path's stages that its parts
- * cover are left out (but the seed's windows) unless @stages.
+ * has a window partitioned, the stages that its parts cover are left out
+ * (the create path's for the start-up; the exit path's, but the seed's
+ * windows, for the teardown) unless @stages.
  */
 static void columns(const struct vms_file *v, size_t first, bool stages,
 		    bool *shown)
 {
-	bool parts = false;
+	bool parts[KC_NR_WINDOWS] = { false };
 
 	for (size_t i = first; i < v->n; i++) {
-		parts |= partitioned(&v->rows[i]);
+		for (unsigned int w = 0; w < KC_NR_WINDOWS; w++)
+			parts[w] |= partitioned(&v->rows[i], w);
 		for (int m = 0; m < KC_NR_METRICS; m++)
 			shown[m] |= v->rows[i].count[m] > 0;
 	}
-	for (int m = 0; parts && !stages && m < KC_NR_METRICS; m++)
-		if (kc_metric_desc(m)->group == KC_G_EXIT && !is_window(m) &&
+	for (int m = 0; !stages && m < KC_NR_METRICS; m++) {
+		enum kc_group g = kc_metric_desc(m)->group;
+
+		if (parts[KC_WIN_STARTUP] && g == KC_G_CREATE)
+			shown[m] = false;
+		if (parts[KC_WIN_TEARDOWN] && g == KC_G_EXIT && !is_window(m) &&
 		    m != KC_M_SIGNAL_TO_EXIT)
 			shown[m] = false;
+	}
 }
+
+/* The accounted columns' heads, a window each. */
+static const char *const acc_head[KC_NR_WINDOWS] = {
+	[KC_WIN_STARTUP] = "st_acc",
+	[KC_WIN_TEARDOWN] = "td_acc",
+};
 
 static void print_text(const struct vms_file *v, size_t first, bool slowest,
 		       bool stages)
 {
-	bool shown[KC_NR_METRICS] = { false }, acc = false;
+	bool shown[KC_NR_METRICS] = { false }, acc[KC_NR_WINDOWS];
+	struct kc_accounted a[KC_NR_WINDOWS];
 	int width[KC_NR_METRICS];
-	struct kc_accounted a;
 	char buf[64];
 
 	columns(v, first, stages, shown);
-	accounted_stats(v, first, &a);
-	acc = a.n > 0;
+	for (unsigned int w = 0; w < KC_NR_WINDOWS; w++) {
+		accounted_stats(v, first, w, &a[w]);
+		acc[w] = a[w].n > 0;
+	}
 	for (int m = 0; m < KC_NR_METRICS; m++) {
 		width[m] = (int)strlen(kc_metric_desc(m)->label);
 		for (size_t i = first; i < v->n; i++) {
@@ -384,12 +472,13 @@ static void print_text(const struct vms_file *v, size_t first, bool slowest,
 	for (int m = 0; m < KC_NR_METRICS; m++)
 		if (shown[m])
 			printf(" %*s", width[m], kc_metric_desc(m)->label);
-	if (acc)
-		printf(" %7s", "acc");
+	for (unsigned int w = 0; w < KC_NR_WINDOWS; w++)
+		if (acc[w])
+			printf(" %7s", acc_head[w]);
 	printf("%s\n", kc_style(KC_OFF));
 	for (size_t i = first; i < v->n; i++) {
 		const struct vm_row *r = &v->rows[i];
-		int big = largest(r);
+		int big = largest(r), st_big = largest_part(r, KC_WIN_STARTUP);
 
 		local_time(r->created, buf, sizeof(buf));
 		printf("%7lu %-15s %-12s", r->tgid, r->comm, buf);
@@ -397,31 +486,73 @@ static void print_text(const struct vms_file *v, size_t first, bool slowest,
 			if (!shown[m])
 				continue;
 			cell(buf, sizeof(buf), r, m);
-			if (m == big)
+			if (m == big || m == st_big)
 				printf(" %s%*s*%s", kc_style(KC_WARN), width[m] - 1, buf,
 				       kc_style(KC_OFF));
 			else
 				printf(" %*s", width[m], buf);
 		}
-		if (acc && accounted(r) >= 0)
-			printf(" %7s", kc_permille_text(buf, sizeof(buf),
-							(unsigned int)accounted(r)));
-		else if (acc)
-			printf(" %7s", KC_VMS_ABSENT);
+		for (unsigned int w = 0; w < KC_NR_WINDOWS; w++) {
+			if (!acc[w])
+				continue;
+			if (accounted(r, w) >= 0)
+				kc_permille_text(buf, sizeof(buf),
+						 (unsigned int)accounted(r, w));
+			else
+				snprintf(buf, sizeof(buf), KC_VMS_ABSENT);
+			printf(" %7s", buf);
+		}
 		putchar('\n');
 	}
-	if (acc) {
+	for (unsigned int w = 0; w < KC_NR_WINDOWS; w++) {
 		char p50[KC_PERMILLE_LEN], p10[KC_PERMILLE_LEN];
+		const char *name = kc_metric_name(kc_window_metric(w));
 
-		printf("teardown accounted (1 - td_other/teardown), %llu VMs: p50 %s, p10 %s, min %s\n",
-		       (unsigned long long)a.n,
-		       kc_permille_text(p50, sizeof(p50), a.p50),
-		       kc_permille_text(p10, sizeof(p10), a.p10),
-		       kc_permille_text(buf, sizeof(buf), a.min));
+		if (!acc[w])
+			continue;
+		printf("%s accounted (1 - %s/%s), %llu VMs: p50 %s, p10 %s, min %s\n",
+		       name, kc_metric_name(kc_window_other(w)), name,
+		       (unsigned long long)a[w].n,
+		       kc_permille_text(p50, sizeof(p50), a[w].p50),
+		       kc_permille_text(p10, sizeof(p10), a[w].p10),
+		       kc_permille_text(buf, sizeof(buf), a[w].min));
 	}
 	if (v->stats[2])
 		printf("%s%llu VMs were not followed to the end: more at once than vms_live=%llu%s\n",
 		       kc_style(KC_WARN), v->stats[2], v->params[2], kc_style(KC_OFF));
+}
+
+/*
+ * A VM's start-up: its window, how much is accounted, its largest part,
+ * and each part's start (from the window's, its KVM_CREATE_VM's entry)
+ * and duration.
+ */
+static void print_json_st(struct kc_json *j, const struct vm_row *r)
+{
+	int big = largest_part(r, KC_WIN_STARTUP);
+
+	if (!partitioned(r, KC_WIN_STARTUP)) {
+		kc_json_null(j, kc_metric_name(KC_M_STARTUP));
+		return;
+	}
+	kc_json_object(j, kc_metric_name(KC_M_STARTUP));
+	kc_json_uint(j, "window", r->sum[KC_M_STARTUP]);
+	kc_json_uint(j, "accounted_permille",
+		     (unsigned long long)accounted(r, KC_WIN_STARTUP));
+	kc_json_str(j, "largest", kc_metric_name((unsigned int)big));
+	kc_json_array(j, "parts");
+	for (unsigned int p = 0; p < KC_NR_ST_PARTS; p++) {
+		kc_json_object(j, NULL);
+		kc_json_str(j, "part", kc_metric_name(KC_ST_METRIC(p)));
+		if (r->st.first[p])
+			kc_json_uint(j, "start", r->st.first[p] - 1);
+		else
+			kc_json_null(j, "start");
+		kc_json_uint(j, "duration", r->sum[KC_ST_METRIC(p)]);
+		kc_json_end(j);
+	}
+	kc_json_end(j);
+	kc_json_end(j);
 }
 
 /*
@@ -452,7 +583,8 @@ static void print_json_td(struct kc_json *j, const struct vm_row *r)
 		kc_json_uint(j, "reaped", td->reaped - 1);
 	else
 		kc_json_null(j, "reaped");
-	kc_json_uint(j, "accounted_permille", (unsigned long long)accounted(r));
+	kc_json_uint(j, "accounted_permille",
+		     (unsigned long long)accounted(r, KC_WIN_TEARDOWN));
 	kc_json_array(j, "parts");
 	for (unsigned int p = 0; p < KC_NR_TD_PARTS; p++) {
 		kc_json_object(j, NULL);
@@ -477,11 +609,52 @@ static void share(char *buf, size_t len, unsigned long long part,
 			 whole ? (unsigned int)(part * KC_PERMILLE / whole) : 0);
 }
 
+/* Where a part first held the instant, "+OFFSET", or "-". */
+static const char *first_at(char *buf, size_t len, unsigned long long first)
+{
+	if (first)
+		snprintf(buf, len, "+%llu", first - 1);
+	else
+		snprintf(buf, len, KC_VMS_ABSENT);
+	return buf;
+}
+
 /*
- * One VM on its own: its teardown stage by stage, where each part first
- * held the instant (from the window's start), its time before the leader's
- * exit (signal_to_exit's share) and after it (exit_to_reap's), its share of
- * the window, the largest marked.
+ * One VM's start-up stage by stage: where each part first held the
+ * instant (from its KVM_CREATE_VM's entry), its time, its share of the
+ * window, the largest marked.
+ */
+static void print_one_st(const struct vms_file *v, const struct vm_row *r)
+{
+	unsigned long long w = r->sum[KC_M_STARTUP];
+	int big = largest_part(r, KC_WIN_STARTUP);
+	char buf[32], at[24];
+
+	if (!partitioned(r, KC_WIN_STARTUP)) {
+		printf("its start-up was not partitioned (it never ran, or was made before kvmchurn traced it)\n");
+		return;
+	}
+	share(buf, sizeof(buf), w - r->sum[KC_M_ST_OTHER], w);
+	printf("startup %llu %s, KVM_CREATE_VM to ready; accounted %s\n", w,
+	       v->unit, buf);
+	printf("%s%-16s %12s %12s %8s%s\n", kc_style(KC_BOLD), "part", "first at",
+	       "all", "share", kc_style(KC_OFF));
+	for (unsigned int p = 0; p < KC_NR_ST_PARTS; p++) {
+		unsigned long long sum = r->sum[KC_ST_METRIC(p)];
+
+		share(buf, sizeof(buf), sum, w);
+		printf("%-16s %12s %12llu %8s%s\n", kc_metric_name(KC_ST_METRIC(p)),
+		       first_at(at, sizeof(at), r->st.first[p]), sum, buf,
+		       (int)KC_ST_METRIC(p) == big ? " *" : "");
+	}
+	printf("%-16s %12s %12llu\n", "window", "", w);
+}
+
+/*
+ * One VM on its own: its start-up, then its teardown stage by stage, where
+ * each part first held the instant (from the window's start), its time
+ * before the leader's exit (signal_to_exit's share) and after it
+ * (exit_to_reap's), its share of the window, the largest marked.
  */
 static void print_one(const struct vms_file *v, const struct vm_row *r)
 {
@@ -493,6 +666,7 @@ static void print_one(const struct vms_file *v, const struct vm_row *r)
 	local_time(r->created, buf, sizeof(buf));
 	printf("%sVM of pid %lu (%s), created %s%s\n", kc_style(KC_BOLD),
 	       r->tgid, r->comm, buf, kc_style(KC_OFF));
+	print_one_st(v, r);
 	if (!td->valid) {
 		printf("its teardown was not partitioned (no fatal signal or exit seen)\n");
 		return;
@@ -525,13 +699,10 @@ static void print_one(const struct vms_file *v, const struct vm_row *r)
 		unsigned long long sum = r->sum[KC_TD_METRIC(p)];
 		char at[24];
 
-		if (td->first[p])
-			snprintf(at, sizeof(at), "+%llu", td->first[p] - 1);
-		else
-			snprintf(at, sizeof(at), KC_VMS_ABSENT);
 		share(buf, sizeof(buf), sum, w);
 		printf("%-16s %12s %14llu %14llu %12llu %8s%s\n",
-		       kc_metric_name(KC_TD_METRIC(p)), at, td->before[p],
+		       kc_metric_name(KC_TD_METRIC(p)),
+		       first_at(at, sizeof(at), td->first[p]), td->before[p],
 		       sum - td->before[p], sum, buf, (int)p == big ? " *" : "");
 	}
 	printf("%-16s %12s %14llu %14llu %12llu\n", "window", "", before,
@@ -570,6 +741,7 @@ static void print_json(const struct vms_file *v, size_t first, bool slowest)
 			kc_json_str(&j, "largest", kc_metric_name((unsigned int)big));
 		else
 			kc_json_null(&j, "largest");
+		print_json_st(&j, r);
 		print_json_td(&j, r);
 		kc_json_object(&j, "stages");
 		for (unsigned int m = 0; m < KC_NR_METRICS; m++) {

@@ -225,15 +225,16 @@ static int record_pairs(struct parser *p, char **f, int nf)
 	return 0;
 }
 
-/* per mille:count items, or "-": how many teardowns each share named. */
-static int record_accounted(struct parser *p, char **f, int nf)
+/* per mille:count items, or "-": how many windows @w each share named. */
+static int record_accounted(struct parser *p, char **f, int nf, unsigned int w)
 {
 	struct kc_snap *s = p->s;
+	const char *tag = kc_window_tag(w);
 	char *cur = f[1], *item, *count;
 
-	if (need(p, KC_RAW_ACCOUNTED, nf, KC_RAW_ACCOUNTED_FIELDS))
+	if (need(p, tag, nf, KC_RAW_ACCOUNTED_FIELDS))
 		return -1;
-	s->has_accounted = true;
+	s->has_accounted[w] = true;
 	if (!strcmp(f[1], "-"))
 		return 0;
 	while (cur) {
@@ -241,12 +242,12 @@ static int record_accounted(struct parser *p, char **f, int nf)
 
 		list_item(&cur, &item, &count);
 		if (!count || !parse_u64(item, &pm) || !parse_u64(count, &n) || n > UINT32_MAX)
-			return bad(p, "%s record: '%s%s%s' is not per-mille:count", KC_RAW_ACCOUNTED,
+			return bad(p, "%s record: '%s%s%s' is not per-mille:count", tag,
 				   item, count ? ":" : "", count ? count : "");
 		if (pm > KC_PERMILLE)
-			return bad(p, "%s record: %llu is above %d per mille", KC_RAW_ACCOUNTED,
+			return bad(p, "%s record: %llu is above %d per mille", tag,
 				   pm, KC_PERMILLE);
-		s->accounted[pm] = (__u32)n;
+		s->accounted[w][pm] = (__u32)n;
 	}
 	return 0;
 }
@@ -307,8 +308,10 @@ static int record(struct parser *p, char *line)
 		return record_probe(p, f, nf);
 	} else if (!strcmp(f[0], KC_RAW_PAIRS)) {
 		return record_pairs(p, f, nf);
-	} else if (!strcmp(f[0], KC_RAW_ACCOUNTED)) {
-		return record_accounted(p, f, nf);
+	} else {
+		for (unsigned int w = 0; w < KC_NR_WINDOWS; w++)
+			if (!strcmp(f[0], kc_window_tag(w)))
+				return record_accounted(p, f, nf, w);
 	}
 	/* Any other tag is a record of a newer module: skipped. */
 	return 0;

@@ -34,8 +34,9 @@ struct kc_snap {
 	__u64 pairs_capacity, pairs_used, pairs_dropped, pairs_aged;
 	bool has_not_reaped;		/* the pairs record's sixth field */
 	__u64 pairs_not_reaped;
-	bool has_accounted;
-	__u32 accounted[KC_PERMILLE + 1];	/* teardowns, by per mille named */
+	/* each window's (enum kc_window): how many, by per mille named */
+	bool has_accounted[KC_NR_WINDOWS];
+	__u32 accounted[KC_NR_WINDOWS][KC_PERMILLE + 1];
 };
 
 /*

@@ -1,8 +1,9 @@
 #!/bin/sh
 # 10-module-churn: the module's exact counts under a real KVM churn load.
-# Runs inside the guest (busybox sh). Loads kvmchurn.ko, runs 40 VMs that are
-# SIGKILLed (KVMCHURN_METRICS_VMS: the debug tier's 8, where a VM is ten times as
-# slow), checks that exit_mmap and exit_to_reap each saw exactly that many, that
+# Runs inside the guest (busybox sh). Loads kvmchurn.ko, runs 40 VMs whose vCPUs
+# run once, then are SIGKILLed (KVMCHURN_METRICS_VMS: the debug tier's 8, where a
+# VM is ten times as slow), checks that exit_mmap, exit_to_reap and the start-up
+# each saw exactly that many, that
 # another comm adds nothing, reads every debugfs file, and unloads; then the same
 # with fprobes=1 (exit_mmap and exit_files by fprobe where the kernel has it).
 # shellcheck source=../guest/tap.sh
@@ -32,10 +33,10 @@ for p in exit_mmap exit_files kvm_vm_release; do
 	is "probe on $p: its kind" "$(kind $p)" kretprobe
 done
 
-if kvmchurn load -n $VMS -j 2 --end kill >/tmp/load.out 2>&1; then
-	ok "kvmchurn load -n $VMS -j 2 --end kill"
+if kvmchurn load -n $VMS -j 2 --run --end kill >/tmp/load.out 2>&1; then
+	ok "kvmchurn load -n $VMS -j 2 --run --end kill"
 else
-	not_ok "kvmchurn load -n $VMS -j 2 --end kill: exit $?"
+	not_ok "kvmchurn load -n $VMS -j 2 --run --end kill: exit $?"
 fi
 sed 's/^/# /' /tmp/load.out
 
@@ -45,6 +46,7 @@ check "exit counter is $VMS" [ "$(raw_field counter exit 3)" = $VMS ]
 check "exit_mmap count is $VMS" [ "$(raw_field hist exit_mmap 3)" = $VMS ]
 check "exit_to_reap count is $VMS" [ "$(raw_field hist exit_to_reap 3)" = $VMS ]
 check "exit_files count is $VMS" [ "$(raw_field hist exit_files 3)" = $VMS ]
+check "startup count is $VMS: each VM ran" [ "$(raw_field hist startup 3)" = $VMS ]
 check "no kretprobe missed" [ -z "$(awk -F '\t' '$1 == "probe" && $7 != 0' "$D/raw")" ]
 check "no pairing drops" [ "$(awk -F '\t' '$1 == "pairs" { print $4 + $5 }' "$D/raw")" = 0 ]
 # The bpftrace text: its bucket counts add up to the same $VMS.

@@ -243,6 +243,14 @@ one_mode() {
 		"$(awk -F '\t' 'FNR == 1 { f++ } $1 == "hist" && $2 == "teardown" { w += f == 1 ? -$4 : $4 }
 			$1 == "hist" && ($2 ~ /^td_/ || $2 == "reap_wait" || $2 == "rcu_free") { p += f == 1 ? -$4 : $4 }
 			END { print p - w }' /tmp/kc.raw0 /tmp/kc.raw1)" 0
+	# each VM ran: its start-up, partitioned once a VM, the same way
+	for m in $(kvmchurn show --list | awk -F '\t' '$2 == "startup" { print $1 }'); do
+		is "$label: $m, one a VM" "$(d hist:$m)" $N
+	done
+	is "$label: the start-up's parts' sums add up to the start-ups'" \
+		"$(awk -F '\t' 'FNR == 1 { f++ } $1 == "hist" && $2 == "startup" { w += f == 1 ? -$4 : $4 }
+			$1 == "hist" && $2 ~ /^st_/ { p += f == 1 ? -$4 : $4 }
+			END { print p - w }' /tmp/kc.raw0 /tmp/kc.raw1)" 0
 	case $label in
 	# grace: the SIGTERM a VM ignores is never delivered; the SIGKILL is
 	kill | term-default | grace) sig=$N kill=$N term=0 ;;

@@ -9,7 +9,8 @@
 # around it: +1 in each per-VM metric, signal stages and counters only for a
 # signal, irqbypass = the irqfds QEMU made (kvm_irqfd calls without
 # KVM_IRQFD_FLAG_DEASSIGN, counted by tracefs), one record in vms, with its
-# teardown partitioned, the parts adding up to it exactly. Beside it,
+# teardown partitioned and, when it ran, its start-up, the parts of each
+# adding up to it exactly. Beside it,
 # tracefs peers with the seed's own filter (the thread's comm) count the same
 # VMs, for Documentation/kvmchurn.rst. Busybox sh; leaves the module unloaded.
 # shellcheck source=../guest/tap.sh
@@ -102,18 +103,28 @@ gone() { ! kill -0 "$QPID" 2>/dev/null; }
 paused_ready() { gone || /kvmchurn/bin/qmp "$QSOCK" query-status >/dev/null 2>&1; }
 booted_ready() { gone || grep -q '@@VMM-GUEST' "$QLOG" 2>/dev/null; }
 
-# td_of PID: of PID's VMs in vms, "VMS PARTITIONED EXACT", and a comment
-# line a VM with how much of its teardown the parts name
+# td_of PID: of PID's VMs in vms, "VMS PARTITIONED EXACT STARTED EXACT" (the
+# teardowns, then the start-ups), and a comment line a VM with how much of
+# each window the parts name
 td_of() {
 	awk -F '\t' -v p="$1" '
 		function v(f, a) { split(f, a, ":"); return a[2] + 0 }
 		$1 == "fields" { for (i = 1; i <= NF; i++) col[$i] = i }
 		$1 == "td-fields" { for (i = 6; i <= NF; i++) part[++np] = $i }
+		$1 == "st-fields" { for (i = 2; i <= NF; i++) spart[++ns] = $i }
 		$1 == "vm" {
 			cur = $2 == "last" && $3 == p
 			if (!cur) next
 			n++; win = v($(col["teardown"])); sum = 0
 			for (k = 1; k <= np; k++) sum += v($(col[part[k]]))
+			if ($(col["startup"]) ~ /^1:/) {
+				sw = v($(col["startup"])); ssum = 0
+				for (k = 1; k <= ns; k++) ssum += v($(col[spart[k]]))
+				st++; sexact += ssum == sw
+				printf "# startup %d, accounted %.3f (st_other %d, st_kernel %d, st_user %d)\n", sw,
+					sw ? 1 - v($(col["st_other"])) / sw : 1, v($(col["st_other"])),
+					v($(col["st_kernel"])), v($(col["st_user"]))
+			}
 			# the two seed stages round their differences down, the
 			# partition its instants: 0 to 2 units apart
 			d = win - v($(col["signal_to_exit"])) - v($(col["exit_to_reap"]))
@@ -125,7 +136,7 @@ td_of() {
 			td++; exact += ok
 			printf "# teardown %d, accounted %.3f (td_other %d)\n", win, win ? 1 - other / win : 1, other
 		}
-		END { print n + 0, td + 0, exact + 0 }' "$D/vms"
+		END { print n + 0, td + 0, exact + 0, st + 0, sexact + 0 }' "$D/vms"
 }
 
 # one_vm LABEL paused|booted kill|term|quit: a VM from start to reap, checked
@@ -179,7 +190,7 @@ one_vm() {
 	[ "$vms" != - ] || vms=$creates
 	[ "$vms" = 1 ] || echo "# $label: QEMU made $vms VMs"
 	want=""
-	for m in $(kvmchurn show --list | awk -F '\t' '{ print $1 ($2 == "teardown" ? ":teardown" : "") }'); do
+	for m in $(kvmchurn show --list | awk -F '\t' '{ print $1 ($2 == "teardown" || $2 == "startup" ? ":" $2 : "") }'); do
 		case $m in
 		vcpu_create) c=$(tcount kct_vcpu) ;;
 		kvm_create_vm) c=$creates ;;
@@ -191,6 +202,8 @@ one_vm() {
 		signal_to_exit) c=$sig ;;
 		exit_to_reap | exit_to_reaped | exit_files | exit_mmap) c=1 ;;
 		*:teardown) m=${m%:teardown} c=1 ;;
+		# a VM's that ran, once: not a paused one's, nor arm64's scratch VMs
+		*:startup) m=${m%:startup} c=1 && [ "$2" = booted ] || c=0 ;;
 		reclaim_direct | reclaim_memcg) c=0 ;;
 		*) c=$(($(per_vm "$m") * vms)) ;;
 		esac
@@ -229,7 +242,10 @@ counter:irqbypass_unregister $irqfds"
 	grep '^#' /tmp/kc.td
 	# (not arm64's scratch VMs, destroyed before the teardown began)
 	is "$label: its VM's teardown partitioned, the parts adding up to it exactly" \
-		"$(grep -v '^#' /tmp/kc.td | cut -d ' ' -f 2-)" "1 1"
+		"$(grep -v '^#' /tmp/kc.td | cut -d ' ' -f 2-3)" "1 1"
+	[ "$2" = paused ] && st="0 0" || st="1 1"
+	is "$label: its VM's start-up partitioned if it ran, the parts adding up to it exactly" \
+		"$(grep -v '^#' /tmp/kc.td | cut -d ' ' -f 4-)" "$st"
 	# the seed's filter, on the same VM
 	s_files=$(tcount kct_sfiles) s_mmap=$(tcount kct_smmap) s_rel=$(tcount kct_srel)
 	s_kill=$(grep -c ' signal_deliver: ' "$TR/trace")
