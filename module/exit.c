@@ -268,7 +268,6 @@ static noinline void kc_leader_freed(struct task_struct *p)
 {
 	struct kc_td_result td;
 	u64 now = kc_now(), start, v;
-	unsigned int i;
 
 	kc_pair_get(KC_PAIR_SIGNAL, p->tgid, KC_PAIR_TAKE, NULL);
 	if (kc_pair_take_max(KC_PAIR_FILES, p->tgid, &v) &&
@@ -287,11 +286,7 @@ static noinline void kc_leader_freed(struct task_struct *p)
 	if (!td.valid || !READ_ONCE(kc_enabled))
 		return;
 	/* One value a process, as exit_to_reap: its VMs' records have it. */
-	kc_hist_record(KC_M_TEARDOWN, td.window);
-	for (i = 0; i < KC_NR_TD_PARTS; i++)
-		kc_hist_record(KC_TD_METRIC(i), td.part[i]);
-	kc_vm_accounted(KC_WIN_TEARDOWN, td.window,
-			td.part[KC_TD_PART(KC_M_TD_OTHER)]);
+	kc_record_window(KC_WIN_TEARDOWN, td.window, td.part);
 }
 
 /*

@@ -50,7 +50,6 @@ static void kc_st_leave(struct kc_kret_data *d, bool ready)
 	struct kc_vmm_time t, end;
 	struct kc_st_result st;
 	u64 now_ns = local_clock();
-	unsigned int i;
 
 	if (!d->st_part)
 		return;
@@ -67,11 +66,7 @@ static void kc_st_leave(struct kc_kret_data *d, bool ready)
 	kc_vm_st_ready(d->vm, kc_now_unit(), &t, &end, &st);
 	if (!st.valid || !READ_ONCE(kc_enabled))
 		return;
-	kc_hist_record(KC_M_STARTUP, st.window);
-	for (i = 0; i < KC_NR_ST_PARTS; i++)
-		kc_hist_record(KC_ST_METRIC(i), st.part[i]);
-	kc_vm_accounted(KC_WIN_STARTUP, st.window,
-			st.part[KC_ST_PART(KC_M_ST_OTHER)]);
+	kc_record_window(KC_WIN_STARTUP, st.window, st.part);
 }
 
 /* The default: a call of a traced process, to its VMs' records. */

@@ -99,6 +99,7 @@ enum kc_vm_by {
 };
 
 void kc_record(enum kc_metric m, u64 value, enum kc_vm_by by, u64 id);
+void kc_record_window(enum kc_window w, u64 window, const u64 *part);
 
 /*
  * partition.c: a window cut into stages, every instant in exactly one.

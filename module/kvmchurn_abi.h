@@ -665,32 +665,24 @@ static inline const char *kc_pct_name(unsigned int p)
 #define KC_ENUM_WIN(id, ...)	KC_WIN_##id,
 enum kc_window { KC_WINDOWS(KC_ENUM_WIN) KC_NR_WINDOWS };
 
-/* Window @w's metric, its part "other", and its raw record's tag. */
-static inline enum kc_metric kc_window_metric(unsigned int w)
+/* A window: its metric, its part "other" and its raw record's tag. */
+struct kc_window_desc {
+	enum kc_metric metric, other;
+	const char *tag;
+};
+
+static inline const struct kc_window_desc *kc_window_desc(unsigned int w)
 {
-#define KC_WIN_M(id, m_, o_, tag)	KC_M_##m_,
-	static const enum kc_metric m[] = { KC_WINDOWS(KC_WIN_M) };
-#undef KC_WIN_M
+#define KC_DESC_WIN(id, m_, o_, tag)					\
+	[KC_WIN_##id] = { KC_M_##m_, KC_M_##o_, tag },
+	static const struct kc_window_desc descs[KC_NR_WINDOWS] = {
+		KC_WINDOWS(KC_DESC_WIN)
+	};
+	static const struct kc_window_desc unknown = {
+		KC_NR_METRICS, KC_NR_METRICS, "?" };
+#undef KC_DESC_WIN
 
-	return w < KC_NR_WINDOWS ? m[w] : KC_NR_METRICS;
-}
-
-static inline enum kc_metric kc_window_other(unsigned int w)
-{
-#define KC_WIN_O(id, m_, o_, tag)	KC_M_##o_,
-	static const enum kc_metric o[] = { KC_WINDOWS(KC_WIN_O) };
-#undef KC_WIN_O
-
-	return w < KC_NR_WINDOWS ? o[w] : KC_NR_METRICS;
-}
-
-static inline const char *kc_window_tag(unsigned int w)
-{
-#define KC_WIN_TAG(id, m_, o_, tag)	tag,
-	static const char *const tags[] = { KC_WINDOWS(KC_WIN_TAG) };
-#undef KC_WIN_TAG
-
-	return kc_name_in(tags, KC_NR_WINDOWS, w);
+	return w < KC_NR_WINDOWS ? &descs[w] : &unknown;
 }
 
 /* Fields of each record, its tag included; pairs had 5 before its sixth. */

@@ -24,6 +24,24 @@ const char *kc_unit_name(void)
 	return kc_unit_ns ? "ns" : "us";
 }
 
+/*
+ * A partitioned window @w ended: its length @window and its parts @part
+ * (the rows after its metric, to other), once each into their histograms,
+ * and its accounted share.
+ */
+void kc_record_window(enum kc_window w, u64 window, const u64 *part)
+{
+	const struct kc_window_desc *d = kc_window_desc(w);
+	unsigned int m;
+
+	if (d->metric >= KC_NR_METRICS)
+		return;
+	kc_hist_record(d->metric, window);
+	for (m = d->metric + 1; m <= d->other; m++)
+		kc_hist_record(m, part[m - d->metric - 1]);
+	kc_vm_accounted(w, window, part[d->other - d->metric - 1]);
+}
+
 /* @value, in the module's unit, of stage @m; @by and @id name its VM. */
 void kc_record(enum kc_metric m, u64 value, enum kc_vm_by by, u64 id)
 {

@@ -227,7 +227,7 @@ static void kc_raw_accounted(struct seq_file *m, struct kc_read *rd,
 	unsigned int v;
 
 	kc_vms_accounted(w, rd->accounted);
-	seq_printf(m, "%s\t", kc_window_tag(w));
+	seq_printf(m, "%s\t", kc_window_desc(w)->tag);
 	for (v = 0; v <= KC_PERMILLE; v++) {
 		if (!rd->accounted[v])
 			continue;

@@ -400,15 +400,15 @@ static void test_table(void)
 	      "td_other rests on signal_to_exit's probe through teardown, two deep");
 	check(!probes[KC_M_ST_OTHER] && rests_on_probes(probes, KC_M_ST_OTHER, 1),
 	      "st_other rests on the ready probe, startup's own, one deep");
-	check(probes[KC_M_STARTUP] == 1 && kc_window_metric(KC_WIN_STARTUP) == KC_M_STARTUP &&
-	      kc_window_other(KC_WIN_STARTUP) == KC_M_ST_OTHER &&
-	      kc_window_metric(KC_WIN_TEARDOWN) == KC_M_TEARDOWN &&
-	      kc_window_other(KC_WIN_TEARDOWN) == KC_M_TD_OTHER &&
+	check(probes[KC_M_STARTUP] == 1 && kc_window_desc(KC_WIN_STARTUP)->metric == KC_M_STARTUP &&
+	      kc_window_desc(KC_WIN_STARTUP)->other == KC_M_ST_OTHER &&
+	      kc_window_desc(KC_WIN_TEARDOWN)->metric == KC_M_TEARDOWN &&
+	      kc_window_desc(KC_WIN_TEARDOWN)->other == KC_M_TD_OTHER &&
 	      KC_ST_METRIC(0) == KC_M_STARTUP + 1 && KC_TD_METRIC(0) == KC_M_TEARDOWN + 1 &&
-	      kc_window_metric(KC_NR_WINDOWS) == KC_NR_METRICS &&
-	      !strcmp(kc_window_tag(KC_WIN_STARTUP), "accounted-startup") &&
-	      !strcmp(kc_window_tag(KC_WIN_TEARDOWN), "accounted") &&
-	      !strcmp(kc_window_tag(KC_NR_WINDOWS), "?"),
+	      kc_window_desc(KC_NR_WINDOWS)->metric == KC_NR_METRICS &&
+	      !strcmp(kc_window_desc(KC_WIN_STARTUP)->tag, "accounted-startup") &&
+	      !strcmp(kc_window_desc(KC_WIN_TEARDOWN)->tag, "accounted") &&
+	      !strcmp(kc_window_desc(KC_NR_WINDOWS)->tag, "?"),
 	      "the windows: their metrics, their parts the rows after each, to other; their records");
 	for (m = 0, bad = 0, n = 0; m < KC_NR_METRICS; m++) {
 		size_t len = strlen(kc_metric_name(m));

@@ -220,7 +220,7 @@ static int add_accounted(const char *path, struct merge *mg, const struct kc_sna
 
 			if (sum > UINT32_MAX) {
 				kc_err("merge", "adding %s: the %ss %u per mille accounted would pass 2^32 - 1, more than a raw file holds: is a snapshot damaged?",
-				       path, kc_metric_name(kc_window_metric(w)), v);
+				       path, kc_metric_name(kc_window_desc(w)->metric), v);
 				return -1;
 			}
 			mg->sum.accounted[w][v] = (__u32)sum;
@@ -422,7 +422,7 @@ static void write_raw(FILE *f, const void *ctx)
 
 		if (mg->n_accounted[w] != mg->n)
 			continue;
-		fprintf(f, "%s\t", kc_window_tag(w));
+		fprintf(f, "%s\t", kc_window_desc(w)->tag);
 		for (unsigned int v = 0; v <= KC_PERMILLE; v++) {
 			if (!s->accounted[w][v])
 				continue;

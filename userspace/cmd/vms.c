@@ -320,7 +320,7 @@ static bool is_window(int m)
 static bool partitioned(const struct vm_row *r, unsigned int w)
 {
 	bool valid = w == KC_WIN_STARTUP ? r->st.valid : r->td.valid;
-	enum kc_metric m = kc_window_metric(w);
+	enum kc_metric m = kc_window_desc(w)->metric;
 
 	return valid && m < KC_NR_METRICS && r->count[m];
 }
@@ -328,7 +328,7 @@ static bool partitioned(const struct vm_row *r, unsigned int w)
 /* Whether metric @m is a part of window @w: the rows after it, to other. */
 static bool is_part(int m, unsigned int w)
 {
-	return m > (int)kc_window_metric(w) && m <= (int)kc_window_other(w);
+	return m > (int)kc_window_desc(w)->metric && m <= (int)kc_window_desc(w)->other;
 }
 
 /*
@@ -366,7 +366,7 @@ static int largest(const struct vm_row *r)
 /* 1 - other / window of window @w, in per mille; -1 without a partition. */
 static int accounted(const struct vm_row *r, unsigned int w)
 {
-	enum kc_metric m = kc_window_metric(w), o = kc_window_other(w);
+	enum kc_metric m = kc_window_desc(w)->metric, o = kc_window_desc(w)->other;
 
 	if (!partitioned(r, w) || m >= KC_NR_METRICS || o >= KC_NR_METRICS)
 		return -1;
@@ -506,12 +506,12 @@ static void print_text(const struct vms_file *v, size_t first, bool slowest,
 	}
 	for (unsigned int w = 0; w < KC_NR_WINDOWS; w++) {
 		char p50[KC_PERMILLE_LEN], p10[KC_PERMILLE_LEN];
-		const char *name = kc_metric_name(kc_window_metric(w));
+		const char *name = kc_metric_name(kc_window_desc(w)->metric);
 
 		if (!acc[w])
 			continue;
 		printf("%s accounted (1 - %s/%s), %llu VMs: p50 %s, p10 %s, min %s\n",
-		       name, kc_metric_name(kc_window_other(w)), name,
+		       name, kc_metric_name(kc_window_desc(w)->other), name,
 		       (unsigned long long)a[w].n,
 		       kc_permille_text(p50, sizeof(p50), a[w].p50),
 		       kc_permille_text(p10, sizeof(p10), a[w].p10),

@@ -229,7 +229,7 @@ static int record_pairs(struct parser *p, char **f, int nf)
 static int record_accounted(struct parser *p, char **f, int nf, unsigned int w)
 {
 	struct kc_snap *s = p->s;
-	const char *tag = kc_window_tag(w);
+	const char *tag = kc_window_desc(w)->tag;
 	char *cur = f[1], *item, *count;
 
 	if (need(p, tag, nf, KC_RAW_ACCOUNTED_FIELDS))
@@ -310,7 +310,7 @@ static int record(struct parser *p, char *line)
 		return record_pairs(p, f, nf);
 	} else {
 		for (unsigned int w = 0; w < KC_NR_WINDOWS; w++)
-			if (!strcmp(f[0], kc_window_tag(w)))
+			if (!strcmp(f[0], kc_window_desc(w)->tag))
 				return record_accounted(p, f, nf, w);
 	}
 	/* Any other tag is a record of a newer module: skipped. */
