@@ -656,11 +656,14 @@ static inline const char *kc_pct_name(unsigned int p)
 
 /*
  * The partitioned windows, each with its record of accounted shares:
- *   X(id, window's metric, the part nothing names, raw record's tag)
+ *   X(id, window's metric, the part nothing names, raw record's tag,
+ *     the title of its accounted shares (checks, vms), their count's key)
  */
 #define KC_WINDOWS(X)							\
-	X(STARTUP, STARTUP, ST_OTHER, KC_RAW_ST_ACCOUNTED)		\
-	X(TEARDOWN, TEARDOWN, TD_OTHER, KC_RAW_ACCOUNTED)
+	X(STARTUP, STARTUP, ST_OTHER, KC_RAW_ST_ACCOUNTED,		\
+	  "startup accounted (1 - st_other/startup)", "startups")	\
+	X(TEARDOWN, TEARDOWN, TD_OTHER, KC_RAW_ACCOUNTED,		\
+	  "teardown accounted (1 - td_other/teardown)", "teardowns")
 
 #define KC_ENUM_WIN(id, ...)	KC_WIN_##id,
 enum kc_window { KC_WINDOWS(KC_ENUM_WIN) KC_NR_WINDOWS };
@@ -669,17 +672,19 @@ enum kc_window { KC_WINDOWS(KC_ENUM_WIN) KC_NR_WINDOWS };
 struct kc_window_desc {
 	enum kc_metric metric, other;
 	const char *tag;
+	const char *title;	/* what its accounted shares are, as printed */
+	const char *key;	/* the windows, plural: its check's count */
 };
 
 static inline const struct kc_window_desc *kc_window_desc(unsigned int w)
 {
-#define KC_DESC_WIN(id, m_, o_, tag)					\
-	[KC_WIN_##id] = { KC_M_##m_, KC_M_##o_, tag },
+#define KC_DESC_WIN(id, m_, o_, tag, title, key)			\
+	[KC_WIN_##id] = { KC_M_##m_, KC_M_##o_, tag, title, key },
 	static const struct kc_window_desc descs[KC_NR_WINDOWS] = {
 		KC_WINDOWS(KC_DESC_WIN)
 	};
 	static const struct kc_window_desc unknown = {
-		KC_NR_METRICS, KC_NR_METRICS, "?" };
+		KC_NR_METRICS, KC_NR_METRICS, "?", "?", "?" };
 #undef KC_DESC_WIN
 
 	return w < KC_NR_WINDOWS ? &descs[w] : &unknown;

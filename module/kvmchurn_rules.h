@@ -554,15 +554,15 @@ struct kc_check_in {
 	__u64 missed;		/* every kretprobe's */
 	__u64 dropped;		/* pairing table inserts that found no room */
 	bool firecracker;	/* the filter names KC_IRQFDS_VMM alone */
-	struct kc_accounted st_accounted;	/* the start-ups partitioned */
-	struct kc_accounted accounted;	/* the teardowns partitioned */
+	/* each window's partitioned (enum kc_window) */
+	struct kc_accounted accounted[KC_NR_WINDOWS];
 };
 
 enum kc_verdict { KC_VERDICT_OK, KC_VERDICT_WARN, KC_VERDICT_INFO };
 
 #define KC_CHECK_VALUES	4
 #define KC_CHECK_TEXT	192
-#define KC_NR_CHECKS	7
+#define KC_NR_CHECKS	(5 + KC_NR_WINDOWS)
 
 struct kc_check {
 	enum kc_verdict verdict;
@@ -749,6 +749,8 @@ static inline void kc_check_accounted(struct kc_check *c, const char *name,
 static inline void kc_checks_eval(const struct kc_check_in *in,
 				  struct kc_check *out)
 {
+	unsigned int w;
+
 	kc_check_reap(&out[0], in);
 	kc_check_irqbypass(&out[1], in);
 	kc_check_irqfds(&out[2], in);
@@ -756,11 +758,9 @@ static inline void kc_checks_eval(const struct kc_check_in *in,
 		      "maxactive=");
 	kc_check_zero(&out[4], "pairing drops = 0", "dropped", in->dropped,
 		      "pairs=");
-	kc_check_accounted(&out[5], "startup accounted (1 - st_other/startup)",
-			   "startups", &in->st_accounted);
-	kc_check_accounted(&out[6],
-			   "teardown accounted (1 - td_other/teardown)",
-			   "teardowns", &in->accounted);
+	for (w = 0; w < KC_NR_WINDOWS; w++)
+		kc_check_accounted(&out[5 + w], kc_window_desc(w)->title,
+				   kc_window_desc(w)->key, &in->accounted[w]);
 }
 
 #endif /* KVMCHURN_RULES_H */

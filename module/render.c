@@ -189,10 +189,10 @@ int kc_show_checks(struct seq_file *m, struct kc_read *rd)
 	in.missed = kc_metric_missed(rd->probes, KC_NR_PROBES, -1);
 	kc_pairs_stats(&ps);
 	in.dropped = ps.dropped;
-	kc_vms_accounted(KC_WIN_STARTUP, rd->accounted);
-	kc_accounted_stats(rd->accounted, &in.st_accounted);
-	kc_vms_accounted(KC_WIN_TEARDOWN, rd->accounted);
-	kc_accounted_stats(rd->accounted, &in.accounted);
+	for (i = 0; i < KC_NR_WINDOWS; i++) {
+		kc_vms_accounted(i, rd->accounted);
+		kc_accounted_stats(rd->accounted, &in.accounted[i]);
+	}
 	kc_checks_eval(&in, rd->checks);
 	for (i = 0; i < KC_NR_CHECKS; i++)
 		seq_printf(m, "%-4s %s: %s\n",

@@ -56,8 +56,8 @@ static void compute(const struct kc_snap *s, struct kc_check *c)
 	 * file of a module before that field gives only the pairing entries in
 	 * use, of every kind: a bound, exact when 0.
 	 */
-	kc_accounted_stats(s->accounted[KC_WIN_STARTUP], &in.st_accounted);
-	kc_accounted_stats(s->accounted[KC_WIN_TEARDOWN], &in.accounted);
+	for (unsigned int w = 0; w < KC_NR_WINDOWS; w++)
+		kc_accounted_stats(s->accounted[w], &in.accounted[w]);
 	in.pending_exact = s->has_not_reaped;
 	in.pending = s->has_not_reaped ? s->pairs_not_reaped : s->pairs_used;
 	kc_checks_eval(&in, c);

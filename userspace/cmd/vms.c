@@ -506,13 +506,11 @@ static void print_text(const struct vms_file *v, size_t first, bool slowest,
 	}
 	for (unsigned int w = 0; w < KC_NR_WINDOWS; w++) {
 		char p50[KC_PERMILLE_LEN], p10[KC_PERMILLE_LEN];
-		const char *name = kc_metric_name(kc_window_desc(w)->metric);
 
 		if (!acc[w])
 			continue;
-		printf("%s accounted (1 - %s/%s), %llu VMs: p50 %s, p10 %s, min %s\n",
-		       name, kc_metric_name(kc_window_desc(w)->other), name,
-		       (unsigned long long)a[w].n,
+		printf("%s, %llu VMs: p50 %s, p10 %s, min %s\n",
+		       kc_window_desc(w)->title, (unsigned long long)a[w].n,
 		       kc_permille_text(p50, sizeof(p50), a[w].p50),
 		       kc_permille_text(p10, sizeof(p10), a[w].p10),
 		       kc_permille_text(buf, sizeof(buf), a[w].min));
