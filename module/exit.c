@@ -183,43 +183,51 @@ const struct kc_kret_ops kc_exit_files_hooks = {
 	.fentry = kc_exit_files_fentry,
 };
 
-/*
- * A task is released (release_task(), which calls this first for each task
- * it releases, the leader it zaps too): a leader's release is its reap.
- * exit_to_reaped ends, and the teardown's wait for the RCU grace period
- * begins. Another thread is released by itself at the end of its exit,
- * which ends its task work if it closed the files. Not timed.
- */
-static bool kc_want_task_release(struct kc_kret *k, struct kc_kret_data *d,
-				 struct pt_regs *regs)
+/* A leader's reap: exit_to_reaped ends, the teardown's rcu_free begins. */
+static noinline void kc_leader_released(struct task_struct *p)
 {
-	struct task_struct *p =
-		(struct task_struct *)regs_get_kernel_argument(regs, 0);
-	u64 now, start;
+	u64 now = kc_now(), start;
 
-	/*
-	 * A traced leader's exit is kept until its free, and its threads exit
-	 * after it began to: none kept, none of theirs.
-	 */
-	if (kc_pair_none(KC_PAIR_EXIT))
-		return false;
-	if (p->pid != p->tgid) {
-		if (!kc_vms_none_of(p->tgid))
-			kc_vm_td_released(p, kc_now_unit());
-		return false;
-	}
-	now = kc_now();
 	if (kc_pair_get(KC_PAIR_EXIT, p->pid, KC_PAIR_PEEK, &start) &&
 	    READ_ONCE(kc_enabled))
 		kc_record(KC_M_EXIT_TO_REAPED,
 			  kc_to_unit(kc_between(start, now)),
 			  KC_VM_BY_TGID, p->tgid);
 	kc_vm_td_event(p->tgid, KC_TD_REAPED, kc_to_unit(now), 0);
-	return false;
 }
 
+/*
+ * A task is released (release_task(), which calls this first for each task
+ * it releases, the leader it zaps too): a leader's release is its reap.
+ * Another thread is released by itself at the end of its exit, which ends
+ * its task work if it closed the files. A plain kprobe: nothing is timed,
+ * so no return instance is taken on any exit.
+ */
+static int kc_task_release_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct task_struct *p =
+		(struct task_struct *)regs_get_kernel_argument(regs, 0);
+
+	kc_kprobe_hit(kp);
+	/*
+	 * A traced leader's exit is kept until its free, and its threads exit
+	 * after it began to: none kept, none of theirs.
+	 */
+	if (kc_pair_none(KC_PAIR_EXIT))
+		return 0;
+	if (p->pid != p->tgid) {
+		if (!kc_vms_none_of(p->tgid))
+			kc_vm_td_released(p, kc_now_unit());
+		return 0;
+	}
+	kc_leader_released(p);
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kc_task_release_pre);
+
 const struct kc_kret_ops kc_task_release_hooks = {
-	.want = kc_want_task_release,
+	.pre = kc_task_release_pre,
 };
 
 /*

@@ -11,7 +11,10 @@
  *   exit_mm: exit_mmap   kretprobe or fprobe, kc_exit_mmap_entry()
  *   sched_process_exit   tracepoint (before exit_mm() from 6.16)
  *   exit_files           kretprobe or fprobe, kc_exit_files_entry()
- *   ... reaped by the parent, then after an RCU grace period:
+ *   signal_generate      tracepoint, the parent's SIGCHLD (and every signal)
+ *   release_task: cgroup_release (cgroup_task_release from 7.0)
+ *                        plain kprobe, kc_task_release_pre(): the reap
+ *   ... then after an RCU grace period:
  *   sched_process_free   tracepoint, from an RCU callback
  *
  * Budget: nearly every exit is of a process that is not traced, and its
@@ -22,7 +25,9 @@
  *
  * Invariants:
  * - Context. The kretprobe and fprobe entries run in the exiting task with
- *   preemption off (the kprobe core's and ftrace's). sched_process_exit runs
+ *   preemption off (the kprobe core's and ftrace's), and so does the
+ *   release's kprobe, in the task that releases (the parent's wait, or the
+ *   exiting thread itself). sched_process_exit runs
  *   in the exiting task; a tracepoint's probes run with preemption off until
  *   7.0, which calls them under SRCU-fast, preemptible: the handler turns it
  *   off itself around its per-CPU work (KC_TP_PREEMPTIBLE, compat.h), and

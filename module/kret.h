@@ -2,7 +2,8 @@
 /*
  * kret.h - the kretprobes: between probes.c, which attaches them, and the
  * files that say what each one means, a row of hooks a probe (hooks.c's
- * table, with exit.c's two).
+ * table, with exit.c's three). A row of kind KPROBE only marks an instant:
+ * it is a plain kprobe, which takes no return instance.
  *
  * A followed call keeps its start time in the instance's own data
  * (data_size), so nothing is shared between concurrent calls. The want hook
@@ -53,9 +54,12 @@ typedef bool (*kc_done_fn)(struct kc_kret *k, struct kc_kret_data *d,
  */
 typedef bool (*kc_stands_fn)(unsigned int c);
 
-/* How a kretprobe decides and records. */
+/*
+ * How a kretprobe decides and records; a row of kind KPROBE (the table's)
+ * gives @pre alone.
+ */
 struct kc_kret_ops {
-	kc_want_fn want;	/* required */
+	kc_want_fn want;	/* required of a kretprobe */
 	kc_done_fn done;	/* NULL: record */
 	kc_stands_fn stands;	/* NULL: every candidate */
 	kretprobe_handler_t entry;	/* NULL: kc_kret_entry() */
@@ -64,6 +68,8 @@ struct kc_kret_ops {
 	 * no registers. NULL: a kretprobe only.
 	 */
 	kc_fentry_fn fentry;
+	/* A plain kprobe's handler, which marks an instant: it returns 0. */
+	kprobe_pre_handler_t pre;
 };
 
 /* The hooks of every kretprobe, by enum kc_kret_id (hooks.c). */
@@ -79,6 +85,7 @@ struct kc_kret {
 	unsigned int cand;	/* the candidate attached: symbols[cand] */
 	enum kc_probe_state state;
 	bool by_fprobe;		/* attached as fp, not as rp */
+	bool by_kprobe;		/* the table's kind: rp.kp alone */
 	int err;
 	u64 __percpu *hits;
 	u64 missed_before;	/* nmissed of earlier attachments */
@@ -114,6 +121,18 @@ static __always_inline int kc_kret_enter(struct kc_kret *k,
 		return 1;
 	d->start = kc_now();
 	return 0;
+}
+
+/*
+ * A plain kprobe's hit: its row, counted. Its handler runs with preemption
+ * off, as a kretprobe's entry does.
+ */
+static __always_inline struct kc_kret *kc_kprobe_hit(struct kprobe *kp)
+{
+	struct kc_kret *k = container_of(kp, struct kc_kret, rp.kp);
+
+	__this_cpu_inc(*k->hits);
+	return k;
 }
 
 /* The exit path's, in exit.c. */

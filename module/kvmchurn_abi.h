@@ -237,39 +237,50 @@
 
 /*
  * The kretprobes, in the order the `probes` file lists them:
- *   X(id, metric, home, symbol...)
- * home is where the symbols live (KERNEL, KVM, IRQBYPASS); the symbols are
- * the candidates, tried in order until one attaches. Probes of a metric that
- * only mark state (kvm_arch_init_vm, kvm_irqfd) time nothing (probes.c).
+ *   X(id, kind, metric, home, symbol...)
+ * kind is how the probe is attached: KRETPROBE, or KPROBE for one whose
+ * hooks only mark an instant and never follow a call to its return (no
+ * return instance is taken); home is where the symbols live (KERNEL, KVM,
+ * IRQBYPASS); the symbols are the candidates, tried in order until one
+ * attaches. Probes of a metric that only mark state (kvm_arch_init_vm,
+ * kvm_irqfd) time nothing (probes.c).
  */
 #define KC_KRETPROBES(X)						\
-	X(KVM_DEV_IOCTL, KVM_CREATE_VM, KVM, "kvm_dev_ioctl")		\
-	X(KVM_ARCH_INIT_VM, KVM_CREATE_VM, KVM, "kvm_arch_init_vm")	\
-	X(IRQ_BYPASS_REGISTER, IRQBYPASS_REGISTER, IRQBYPASS,		\
+	X(KVM_DEV_IOCTL, KRETPROBE, KVM_CREATE_VM, KVM,			\
+	  "kvm_dev_ioctl")						\
+	X(KVM_ARCH_INIT_VM, KRETPROBE, KVM_CREATE_VM, KVM,		\
+	  "kvm_arch_init_vm")						\
+	X(IRQ_BYPASS_REGISTER, KRETPROBE, IRQBYPASS_REGISTER, IRQBYPASS, \
 	  "irq_bypass_register_consumer")				\
-	X(EXIT_MMAP, EXIT_MMAP, KERNEL, "exit_mmap")			\
-	X(EXIT_FILES, EXIT_FILES, KERNEL, "exit_files")			\
-	X(KVM_VM_RELEASE, KVM_VM_RELEASE, KVM, "kvm_vm_release")	\
-	X(KVM_DESTROY_VM, KVM_DESTROY_VM, KVM, "kvm_destroy_vm")	\
-	X(KVM_DESTROY_VCPUS, KVM_DESTROY_VCPUS, KVM, "kvm_destroy_vcpus") \
-	X(STAGE2_DESTROY, STAGE2_DESTROY, KVM, "kvm_stage2_destroy",	\
-	  "kvm_pgtable_stage2_destroy")					\
-	X(KVM_MMU_TEARDOWN, KVM_MMU_TEARDOWN, KVM,			\
+	X(EXIT_MMAP, KRETPROBE, EXIT_MMAP, KERNEL, "exit_mmap")		\
+	X(EXIT_FILES, KRETPROBE, EXIT_FILES, KERNEL, "exit_files")	\
+	X(KVM_VM_RELEASE, KRETPROBE, KVM_VM_RELEASE, KVM,		\
+	  "kvm_vm_release")						\
+	X(KVM_DESTROY_VM, KRETPROBE, KVM_DESTROY_VM, KVM,		\
+	  "kvm_destroy_vm")						\
+	X(KVM_DESTROY_VCPUS, KRETPROBE, KVM_DESTROY_VCPUS, KVM,		\
+	  "kvm_destroy_vcpus")						\
+	X(STAGE2_DESTROY, KRETPROBE, STAGE2_DESTROY, KVM,		\
+	  "kvm_stage2_destroy", "kvm_pgtable_stage2_destroy")		\
+	X(KVM_MMU_TEARDOWN, KRETPROBE, KVM_MMU_TEARDOWN, KVM,		\
 	  "kvm_arch_flush_shadow_all")					\
-	X(KVM_IRQFD, IRQBYPASS_UNREGISTER, KVM, "kvm_irqfd")		\
-	X(IRQ_BYPASS_UNREGISTER, IRQBYPASS_UNREGISTER, IRQBYPASS,	\
+	X(KVM_IRQFD, KRETPROBE, IRQBYPASS_UNREGISTER, KVM, "kvm_irqfd")	\
+	X(IRQ_BYPASS_UNREGISTER, KRETPROBE, IRQBYPASS_UNREGISTER, IRQBYPASS, \
 	  "irq_bypass_unregister_consumer")				\
-	X(KVM_VM_IOCTL, VCPU_CREATE, KVM, "kvm_vm_ioctl")		\
-	X(FIRST_RUN, FIRST_RUN_SETUP, KVM, "kvm_arch_vcpu_run_pid_change", \
-	  "kvm_mmu_post_init_vm")					\
-	X(UEVENT_CREATE, UEVENT_CREATE, KERNEL, "kobject_uevent_env")	\
-	X(UEVENT_DESTROY, UEVENT_DESTROY, KERNEL, "kobject_uevent_env")	\
-	X(MMU_NOTIFIER_UNREGISTER, MMU_NOTIFIER_UNREGISTER, KERNEL,	\
+	X(KVM_VM_IOCTL, KRETPROBE, VCPU_CREATE, KVM, "kvm_vm_ioctl")	\
+	X(FIRST_RUN, KRETPROBE, FIRST_RUN_SETUP, KVM,			\
+	  "kvm_arch_vcpu_run_pid_change", "kvm_mmu_post_init_vm")	\
+	X(UEVENT_CREATE, KRETPROBE, UEVENT_CREATE, KERNEL,		\
+	  "kobject_uevent_env")						\
+	X(UEVENT_DESTROY, KRETPROBE, UEVENT_DESTROY, KERNEL,		\
+	  "kobject_uevent_env")						\
+	X(MMU_NOTIFIER_UNREGISTER, KRETPROBE, MMU_NOTIFIER_UNREGISTER, KERNEL, \
 	  "mmu_notifier_unregister")					\
-	X(KVM_VCPU_RELEASE, TD_DESTROY, KVM, "kvm_vcpu_release")	\
-	X(TASK_RELEASE, EXIT_TO_REAPED, KERNEL, "cgroup_task_release",	\
-	  "cgroup_release")						\
-	X(VCPU_READY, STARTUP, KVM, "kvm_mmu_load",			\
+	X(KVM_VCPU_RELEASE, KRETPROBE, TD_DESTROY, KVM,			\
+	  "kvm_vcpu_release")						\
+	X(TASK_RELEASE, KPROBE, EXIT_TO_REAPED, KERNEL,			\
+	  "cgroup_task_release", "cgroup_release")			\
+	X(VCPU_READY, KRETPROBE, STARTUP, KVM, "kvm_mmu_load",		\
 	  "kvm_arch_vcpu_run_pid_change", "kvm_timer_enable")
 
 /*
@@ -387,12 +398,13 @@ struct kc_metric_desc {
  * fprobe with return handlers (the module's fprobes parameter).
  */
 #define KC_KIND_KRETPROBE	"kretprobe"
+#define KC_KIND_KPROBE		"kprobe"
 #define KC_KIND_FPROBE		"fprobe"
 #define KC_KIND_TRACEPOINT	"tracepoint"
 
 struct kc_probe_desc {
 	enum kc_metric metric;
-	const char *kind;		/* KC_KIND_KRETPROBE or _TRACEPOINT */
+	const char *kind;		/* KC_KIND_KRETPROBE, _KPROBE, _TRACEPOINT */
 	enum kc_home home;
 	const char *const *symbols;	/* NULL after the last */
 };
@@ -415,13 +427,13 @@ static inline const struct kc_metric_desc *kc_metric_desc(unsigned int m)
 /* Probe @p: the kretprobes first, then the tracepoints. */
 static inline const struct kc_probe_desc *kc_probe_desc(unsigned int p)
 {
-#define KC_SYMS_KRET(id, m_, h_, ...)					\
+#define KC_SYMS_KRET(id, k_, m_, h_, ...)				\
 	static const char *const kc_kret_syms_##id[] = { __VA_ARGS__, NULL };
 #define KC_SYMS_TP(id, m_, tp)						\
 	static const char *const kc_tp_syms_##id[] = { #tp, NULL };
-#define KC_DESC_KRET(id, m_, h_, ...)					\
+#define KC_DESC_KRET(id, k_, m_, h_, ...)				\
 	[KC_KRET_##id] = { .metric = KC_M_##m_,			\
-			   .kind = KC_KIND_KRETPROBE,			\
+			   .kind = KC_KIND_##k_,			\
 			   .home = KC_HOME_##h_,			\
 			   .symbols = kc_kret_syms_##id },
 #define KC_DESC_TP(id, m_, tp)						\

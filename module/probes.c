@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * probes.c - the kretprobes, attached: each row of KC_KRETPROBES tries its
- * candidate symbols under each of GCC's clone names, by fprobe where it has
- * an fprobe entry and the kernel fprobe, else by kretprobe; and the module
- * notifier attaches those in kvm and irqbypass when they load after
- * kvmchurn and detaches them before they unload. What each probe means is
+ * candidate symbols under each of GCC's clone names, as a plain kprobe where
+ * the table says KPROBE, by fprobe where it has an fprobe entry and the
+ * kernel fprobe, else by kretprobe; and the module notifier attaches those
+ * in kvm and irqbypass when they load after kvmchurn and detaches them
+ * before they unload. What each probe means is
  * given as hooks (kret.h: hooks.c, exit.c); this file only runs them.
  */
 #include <linux/kprobes.h>
@@ -63,6 +64,7 @@ static void kc_krets_init(const struct kc_kret_ops *const *hooks)
 		k->symbols = desc->symbols;
 		k->module = kc_home_module(desc->home);
 		k->ops = *hooks[i];
+		k->by_kprobe = !strcmp(desc->kind, KC_KIND_KPROBE);
 		if (!k->ops.entry)
 			k->ops.entry = kc_kret_entry;
 	}
@@ -103,11 +105,20 @@ static const char *const kc_clone_suffixes[] = {
 };
 
 /*
- * Registers @k on k->symbol: by fprobe if it has an fprobe entry and the
- * kernel fprobe (kc_fprobes), else by kretprobe; 0, or the kretprobe's error.
+ * Registers @k on k->symbol: a row of kind KPROBE as a plain kprobe; else by
+ * fprobe if it has an fprobe entry and the kernel fprobe (kc_fprobes), else
+ * by kretprobe; 0, or the error of the kprobe or kretprobe.
  */
 static int kc_kret_register(struct kc_kret *k)
 {
+	memset(&k->rp, 0, sizeof(k->rp));
+	if (k->by_kprobe) {
+		if (!k->ops.pre)
+			return -EINVAL;
+		k->rp.kp.symbol_name = k->symbol;
+		k->rp.kp.pre_handler = k->ops.pre;
+		return register_kprobe(&k->rp.kp);
+	}
 	k->by_fprobe = k->ops.fentry && kc_fprobes &&
 		       !kc_fprobe_register(&k->fp, k->symbol, k->ops.fentry,
 					   kc_fprobe_return,
@@ -115,7 +126,6 @@ static int kc_kret_register(struct kc_kret *k)
 					   kc_maxactive);
 	if (k->by_fprobe)
 		return 0;
-	memset(&k->rp, 0, sizeof(k->rp));
 	k->rp.kp.symbol_name = k->symbol;
 	k->rp.entry_handler = k->ops.entry;
 	k->rp.handler = kc_kret_return;
@@ -168,6 +178,9 @@ static void kc_kret_detach(struct kc_kret *k, enum kc_probe_state state)
 		 */
 		synchronize_rcu();
 		k->missed_before += kc_fprobe_missed(&k->fp);
+	} else if (k->state == KC_PROBE_ATTACHED && k->by_kprobe) {
+		unregister_kprobe(&k->rp.kp);
+		k->missed_before += k->rp.kp.nmissed;
 	} else if (k->state == KC_PROBE_ATTACHED) {
 		unregister_kretprobe(&k->rp);
 		/* nmissed goes with the probe: keep what it counted. */
@@ -315,7 +328,9 @@ static u64 kc_kret_missed(const struct kc_kret *k)
 	u64 missed = k->missed_before;
 
 	/* Written by the kprobe core without a lock: a counter, read once. */
-	if (k->state == KC_PROBE_ATTACHED)
+	if (k->state == KC_PROBE_ATTACHED && k->by_kprobe)
+		missed += READ_ONCE(k->rp.kp.nmissed);
+	else if (k->state == KC_PROBE_ATTACHED)
 		missed += k->by_fprobe ? kc_fprobe_missed(&k->fp) :
 			  READ_ONCE(k->rp.nmissed);
 	return missed;
@@ -342,8 +357,8 @@ void kc_kretprobe_status(unsigned int i, struct kc_probe_status *st)
 }
 
 /*
- * Each attached kretprobe holds maxactive instances, used or not, and so
- * does an fprobe before 6.14, in a rethook of its own; from 6.14 an fprobe's
+ * Each attached kretprobe holds maxactive instances, used or not (a plain
+ * kprobe none), and so does an fprobe before 6.14, in a rethook of its own; from 6.14 an fprobe's
  * returns are kept on the tasks' own stacks, which are the kernel's.
  */
 void kc_kretprobes_mem(struct kc_mem *mem)
@@ -357,6 +372,7 @@ void kc_kretprobes_mem(struct kc_mem *mem)
 	mutex_lock(&kc_probes_lock);
 	for (i = 0; i < ARRAY_SIZE(kc_krets); i++) {
 		if (kc_krets[i].state != KC_PROBE_ATTACHED ||
+		    kc_krets[i].by_kprobe ||
 		    (kc_krets[i].by_fprobe && !KC_FPROBE_POOLED))
 			continue;
 		mem->kretprobe_instances += kc_maxactive;

@@ -3,7 +3,8 @@
 # configs.sh: the configurations of make bench-profile's and make bench-count's guests
 # (profile/60-profile.sh, count/60-count.sh), which source it from /kvmchurn after
 # tap.sh; profile.sh and count.sh copy it there. Sourcing it loads kvmchurn once, to
-# learn where its kretprobes attached (FLOOR_SYMS, the floor's, one for each of its).
+# learn where its kretprobes and plain kprobes attached (FLOOR_SYMS and FLOOR_PSYMS,
+# the floor's, one for each of its).
 
 unload() {
 	! kc_loaded || rmmod kvmchurn
@@ -13,11 +14,11 @@ unload() {
 config() {
 	unload
 	case $1 in
-	F) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_SYMS" ;;
+	F) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_SYMS" "kprobes=$FLOOR_PSYMS" ;;
 	B | V) insmod "$KVMCHURN_KO" filter=firecracker ;;
 	esac
 }
 
-insmod "$KVMCHURN_KO" &&
-	FLOOR_SYMS=$(awk -F '\t' '$1 == "probe" && $3 == "kretprobe" && $5 == "attached" { printf "%s%s", n++ ? "," : "", $4 }' "$D/raw")
+attached() { awk -F '\t' -v k="$1" '$1 == "probe" && $3 == k && $5 == "attached" { printf "%s%s", n++ ? "," : "", $4 }' "$D/raw"; }
+insmod "$KVMCHURN_KO" && FLOOR_SYMS=$(attached kretprobe) && FLOOR_PSYMS=$(attached kprobe)
 unload

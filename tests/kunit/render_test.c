@@ -855,6 +855,7 @@ static void kc_render_probes_unregistered(struct kunit *test)
 	static const struct {
 		enum kc_metric metric;
 		const char *symbol;
+		const char *kind;	/* NULL: kretprobe */
 	} krets[] = {
 		{ KC_M_KVM_CREATE_VM, "kvm_dev_ioctl" },
 		{ KC_M_KVM_CREATE_VM, "kvm_arch_init_vm" },
@@ -874,7 +875,7 @@ static void kc_render_probes_unregistered(struct kunit *test)
 		{ KC_M_UEVENT_DESTROY, "kobject_uevent_env" },
 		{ KC_M_MMU_NOTIFIER_UNREGISTER, "mmu_notifier_unregister" },
 		{ KC_M_TD_DESTROY, "kvm_vcpu_release" },
-		{ KC_M_EXIT_TO_REAPED, "cgroup_task_release" },
+		{ KC_M_EXIT_TO_REAPED, "cgroup_task_release", "kprobe" },
 		{ KC_M_STARTUP, "kvm_mmu_load" },
 	}, tps[] = {
 		{ KC_M_SIGNAL_TO_EXIT, "signal_deliver" },
@@ -897,7 +898,8 @@ static void kc_render_probes_unregistered(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, st.m, (int)krets[i].metric, "%u", i);
 		KUNIT_EXPECT_STREQ(test, st.metric,
 				   kc_metric_name(krets[i].metric));
-		KUNIT_EXPECT_STREQ(test, st.kind, "kretprobe");
+		KUNIT_EXPECT_STREQ(test, st.kind,
+				   krets[i].kind ?: "kretprobe");
 		KUNIT_EXPECT_STREQ(test, st.symbol, krets[i].symbol);
 		KUNIT_EXPECT_STREQ(test, st.state, "off");
 		KUNIT_EXPECT_EQ_MSG(test, st.missed, 0ULL, "%s",

@@ -427,6 +427,9 @@ static void test_table(void)
 	check(!strcmp(kc_probe_desc(KC_NR_KRETPROBES)->kind, "tracepoint") &&
 	      !strcmp(kc_probe_desc(KC_NR_KRETPROBES - 1)->kind, "kretprobe"),
 	      "the kretprobes come first, then the tracepoints");
+	check(!strcmp(kc_probe_desc(KC_KRET_TASK_RELEASE)->kind, "kprobe") &&
+	      !strcmp(kc_probe_desc(KC_KRET_EXIT_MMAP)->kind, "kretprobe"),
+	      "the release only marks the reap: a plain kprobe");
 }
 
 /* A metric's note: its own probes' state, then what it rests on, two deep. */

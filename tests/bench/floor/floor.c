@@ -6,8 +6,9 @@
  *
  * kretprobes= names the kretprobes' symbols, repeats and all, as kvmchurn's
  * `raw` lists the attached ones (the bench reads them from a round of
- * kvmchurn in the same boot, so that F attaches exactly where it did), and
- * fprobes= those kvmchurn attached by fprobe, with the same entry data; the
+ * kvmchurn in the same boot, so that F attaches exactly where it did),
+ * kprobes= those kvmchurn attached as plain kprobes, and fprobes= those
+ * kvmchurn attached by fprobe, with the same entry data; the
  * tracepoints are kvmchurn's table's, each with an empty probe of its own
  * prototype. Not part of kvmchurn: a benchmark's module, never installed.
  */
@@ -37,8 +38,14 @@ static char *fprobes;
 module_param(fprobes, charp, 0444);
 MODULE_PARM_DESC(fprobes, "the fprobes' symbols, comma-separated (kvmchurn's attached ones)");
 
+static char *kprobes;
+module_param(kprobes, charp, 0444);
+MODULE_PARM_DESC(kprobes, "the plain kprobes' symbols, comma-separated (kvmchurn's attached ones)");
+
 static struct kretprobe kf_krets[KF_MAX_KRETPROBES];
 static unsigned int kf_nr_krets;
+static struct kprobe kf_kprobes[KF_MAX_KRETPROBES];
+static unsigned int kf_nr_kprobes;
 static struct kc_fprobe kf_fprobes[KF_MAX_KRETPROBES];
 static unsigned int kf_nr_fprobes;
 
@@ -59,6 +66,13 @@ static int kf_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 
 NOKPROBE_SYMBOL(kf_return);
+
+static int kf_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kf_pre);
 
 static int kf_fentry(KC_FPROBE_ARGS)
 {
@@ -157,6 +171,11 @@ static void kf_detach(void)
 		kfree(kf_krets[i].kp.symbol_name);
 	}
 	kf_nr_krets = 0;
+	for (i = 0; i < kf_nr_kprobes; i++) {
+		unregister_kprobe(&kf_kprobes[i]);
+		kfree(kf_kprobes[i].symbol_name);
+	}
+	kf_nr_kprobes = 0;
 	for (i = 0; i < kf_nr_fprobes; i++)
 		kc_fprobe_unregister(&kf_fprobes[i]);
 	if (kf_nr_fprobes)
@@ -186,6 +205,29 @@ static int kf_kret_attach(const char *sym, size_t len)
 		return err;
 	}
 	kf_nr_krets++;
+	return 0;
+}
+
+/* One plain kprobe on @sym (a copy of @len bytes). */
+static int kf_kprobe_attach(const char *sym, size_t len)
+{
+	struct kprobe *kp = &kf_kprobes[kf_nr_kprobes];
+	int err;
+
+	if (kf_nr_kprobes == KF_MAX_KRETPROBES)
+		return -E2BIG;
+	memset(kp, 0, sizeof(*kp));
+	kp->symbol_name = kstrndup(sym, len, GFP_KERNEL);
+	if (!kp->symbol_name)
+		return -ENOMEM;
+	kp->pre_handler = kf_pre;
+	err = register_kprobe(kp);
+	if (err) {
+		pr_err("kprobe on %s: error %d\n", kp->symbol_name, err);
+		kfree(kp->symbol_name);
+		return err;
+	}
+	kf_nr_kprobes++;
 	return 0;
 }
 
@@ -237,6 +279,8 @@ static int __init kf_init(void)
 	}
 	err = kf_each(kretprobes, kf_kret_attach);
 	if (!err)
+		err = kf_each(kprobes, kf_kprobe_attach);
+	if (!err)
 		err = kf_each(fprobes, kf_fprobe_attach);
 	for_each_kernel_tracepoint(kf_tp_lookup, NULL);
 	for (i = 0; i < KC_NR_TRACEPOINTS && !err; i++) {
@@ -255,8 +299,8 @@ static int __init kf_init(void)
 		kf_detach();
 		return err;
 	}
-	pr_info("%u kretprobes, %u fprobes and %u tracepoints, empty handlers\n",
-		kf_nr_krets, kf_nr_fprobes, tps);
+	pr_info("%u kretprobes, %u kprobes, %u fprobes and %u tracepoints, empty handlers\n",
+		kf_nr_krets, kf_nr_kprobes, kf_nr_fprobes, tps);
 	return 0;
 }
 

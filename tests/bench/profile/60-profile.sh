@@ -53,7 +53,7 @@ profile() {
 	rm -f /tmp/perf.data
 }
 
-echo "# profile floor $FLOOR_SYMS"
+echo "# profile floor $FLOOR_SYMS${FLOOR_PSYMS:+ kprobes $FLOOR_PSYMS}"
 # where kprobes trap (a break and a single step: arm64) their handlers run with
 # interrupts masked, and cpu-clock's samples wait for them to end
 echo "# profile kprobes $(grep -q ' kprobe_ftrace_handler$' /proc/kallsyms && echo ftrace || echo trap)"

@@ -161,8 +161,8 @@ config() { # config A|B|C|P|Q
 	unload
 	peer_off || return 1
 	case $1 in
-	F) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_SYMS" ;;
-	L) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_KSYMS" "fprobes=$FLOOR_FSYMS" ;;
+	F) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_SYMS" "kprobes=$FLOOR_PSYMS" ;;
+	L) insmod /kvmchurn/kvmchurn_floor.ko "kretprobes=$FLOOR_KSYMS" "kprobes=$FLOOR_PSYMS" "fprobes=$FLOOR_FSYMS" ;;
 	B) insmod "$KVMCHURN_KO" filter=firecracker ;;
 	K) insmod "$KVMCHURN_KO" filter=firecracker fprobes=1 ;;
 	C) insmod "$KVMCHURN_KO" 'filter=*' ;;
@@ -184,14 +184,15 @@ recorded() {
 }
 
 echo "# bench peer $([ -e $T/synthetic_events ] && echo synthetic || echo kprobe-only)"
-# the floor's kretprobes and fprobes: where kvmchurn's attached, one for each of its
+# the floor's kretprobes, plain kprobes and fprobes: where kvmchurn's attached, one for
+# each of its
 attached() { awk -F '\t' -v k="$1" '$1 == "probe" && $3 == k && $5 == "attached" { printf "%s%s", n++ ? "," : "", $4 }' $D/raw; }
-insmod "$KVMCHURN_KO" && FLOOR_SYMS=$(attached kretprobe)
+insmod "$KVMCHURN_KO" && FLOOR_SYMS=$(attached kretprobe) && FLOOR_PSYMS=$(attached kprobe)
 unload
 # and with fprobes=1: the symbols by kretprobe (FLOOR_KSYMS) and by fprobe then
 insmod "$KVMCHURN_KO" fprobes=1 && FLOOR_KSYMS=$(attached kretprobe) && FLOOR_FSYMS=$(attached fprobe)
 unload
-echo "# bench floor $FLOOR_SYMS${FLOOR_FSYMS:+ fprobes $FLOOR_FSYMS}"
+echo "# bench floor $FLOOR_SYMS${FLOOR_FSYMS:+ fprobes $FLOOR_FSYMS}${FLOOR_PSYMS:+ kprobes $FLOOR_PSYMS}"
 EXIT_CONFIGS="A F B C P Q"
 [ -z "$FLOOR_FSYMS" ] || EXIT_CONFIGS="$EXIT_CONFIGS K L"
 CHURN_CONFIGS="A F B P"

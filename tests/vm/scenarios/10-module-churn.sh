@@ -27,11 +27,14 @@ for p in exit_mmap sched_process_exit sched_process_free; do
 done
 
 # kind: kretprobes by default; with fprobes=1 (below), exit_mmap and exit_files by
-# fprobe where the kernel has it (x86_64 6.12 and 7.x, arm64 7.x)
+# fprobe where the kernel has it (x86_64 6.12 and 7.x, arm64 7.x); the release, which
+# only marks the reap, a plain kprobe always
 kind() { awk -F '\t' -v p="$1" '$1 == "probe" && $4 == p { print $3 }' "$D/raw"; }
 for p in exit_mmap exit_files kvm_vm_release; do
 	is "probe on $p: its kind" "$(kind $p)" kretprobe
 done
+release=$(awk -F '\t' '$1 == "probe" && $2 == "exit_to_reaped" && $5 == "attached" { print $4 }' "$D/raw")
+is "probe on the release ($release): its kind" "$(kind "$release")" kprobe
 
 if kvmchurn load -n $VMS -j 2 --run --end kill >/tmp/load.out 2>&1; then
 	ok "kvmchurn load -n $VMS -j 2 --run --end kill"
@@ -90,6 +93,7 @@ if insmod "$KVMCHURN_KO" fprobes=1; then
 		is "fprobes=1: probe on $p: its kind" "$(kind $p)" $fkind
 	done
 	is "fprobes=1: probe on kvm_vm_release: its kind" "$(kind kvm_vm_release)" kretprobe
+	is "fprobes=1: probe on the release ($release): its kind" "$(kind "$release")" kprobe
 	kvmchurn load -n $N -j 2 --end kill >/tmp/load3.out 2>&1 ||
 		not_ok "fprobes=1: kvmchurn load -n $N: exit $?"
 	check "fprobes=1: reap counter reaches $N" wait_for "$KC_WAIT" counter_is reap $N
