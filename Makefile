@@ -215,9 +215,10 @@ check-qemu:
 demo:
 	tests/demo/run.sh $(KERNEL)
 
-# What kvmchurn costs the host, measured in one boot (not a test: not in check).
+# What kvmchurn costs the host, measured in one boot (not a test: not in check). The seed
+# runs beside it, from the user's copy: make bench SEED=/path/to/kvm_churn_breakdown.bt
 bench:
-	tests/bench/run.sh $(KERNELS)
+	tests/bench/run.sh $(if $(SEED),--seed '$(SEED)') $(KERNELS)
 
 # Where bench's cost on unmatched exits goes: perf inside the same boots.
 bench-profile:

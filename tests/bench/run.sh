@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# run.sh [ID...]: make bench, what loading kvmchurn costs, measured inside one boot of
+# run.sh --seed PATH [ID...]: make bench, what loading kvmchurn costs, measured inside one boot of
 # each kernel (default x86_64-6.1 and arm64-6.1, from the vm tier's cache). In the guest
 # (scenarios/50-bench.sh), rounds of the configurations A (nothing), F (kvmchurn's probes
 # with empty handlers: floor/), B (kvmchurn, filter=firecracker), C (filter=*), P and Q
-# (the tracefs peer, filtered and not), S (the seed, seed/kvm_churn_breakdown.bt, run by
-# bookworm's bpftrace from a root image on the guest's disk, made once and cached as the
-# kernels are), and where the kernel has fprobe K and L (kvmchurn and the floor with
+# (the tracefs peer, filtered and not), S (the seed, the user's copy of
+# kvm_churn_breakdown.bt given by --seed, which kvmchurn does not ship, run by bookworm's
+# bpftrace from a root image on the guest's disk, made once and cached as the kernels are), and where the kernel has fprobe K and L (kvmchurn and the floor with
 # fprobes=1), in an order reversed every other round so that a linear drift cancels;
 # then the misses of 256 VMs killed at once, and the module's memory against the
 # kernel's numbers. Then short boots of scenarios/60-cpus.sh with nr_cpus=1, nr_cpus=2
@@ -53,7 +53,46 @@ BENCH_ONLY=${BENCH_ONLY:-}
 # popen()s clang for include paths, and dies when sh is not there); bump when that changes.
 KC_BENCH_ROOT_RECIPE=2
 KC_BENCH_ROOT_PKGS="bpftrace dash"
-KC_BENCH_SEED=$KC_TOP/tests/bench/seed/kvm_churn_breakdown.bt
+KC_BENCH_SEED=
+
+kc_bench_usage() {
+	cat <<-'EOF'
+		usage: tests/bench/run.sh --seed PATH [ID...]   (make bench SEED=PATH [KERNELS=...])
+		  --seed PATH  your copy of the seed script, kvm_churn_breakdown.bt (v3), run beside
+		               kvmchurn as configuration S; kvmchurn does not ship it (it carries no
+		               licence). Not needed with BENCH_ONLY=cpus.
+		  ID           kernels of the matrix (default x86_64-6.1 arm64-6.1)
+		Knobs: the BENCH_* variables in this script's header.
+	EOF
+}
+
+# kc_bench_args ARG...: the flags, into KC_BENCH_SEED; the kernels left in KC_BENCH_IDS.
+# Exit 2, before anything is fetched or booted, when the seed is not given or unreadable.
+kc_bench_args() {
+	KC_BENCH_IDS=()
+	while (($#)); do
+		case $1 in
+		--seed)
+			(($# >= 2)) || { echo "run.sh: --seed needs a path" >&2; exit 2; }
+			KC_BENCH_SEED=$2
+			shift 2
+			;;
+		--seed=*) KC_BENCH_SEED=${1#--seed=} && shift ;;
+		-h | --help) kc_bench_usage && exit 0 ;;
+		-*) echo "run.sh: unknown option $1" >&2 && kc_bench_usage >&2 && exit 2 ;;
+		*) KC_BENCH_IDS+=("$1") && shift ;;
+		esac
+	done
+	[[ $BENCH_ONLY == cpus || -n $KC_BENCH_SEED ]] || {
+		echo "run.sh: make bench runs the seed script beside kvmchurn, and kvmchurn does not ship it (it carries no licence): give your copy, make bench SEED=/path/to/kvm_churn_breakdown.bt" >&2
+		exit 2
+	}
+	[[ $BENCH_ONLY == cpus || (-f $KC_BENCH_SEED && -r $KC_BENCH_SEED && -s $KC_BENCH_SEED) ]] || {
+		echo "run.sh: the seed script $KC_BENCH_SEED is not a readable, non-empty file: give your copy of kvm_churn_breakdown.bt" >&2
+		exit 2
+	}
+	return 0
+}
 
 # kc_bench_report LOG: the report of one boot's "# bench" lines.
 kc_bench_report() {
@@ -347,7 +386,8 @@ kc_bench_cpus() {
 
 main() {
 	local list ids id work log rc=0 debarch disk boot boots
-	list=$(kc_ids "${@:-x86_64-6.1 arm64-6.1}")
+	kc_bench_args "$@"
+	list=$(kc_ids "${KC_BENCH_IDS[@]:-x86_64-6.1 arm64-6.1}")
 	mapfile -t ids <<<"$list"
 	kc_lock
 	"$KC_VM_DIR/fetch.sh" "${ids[@]}"
@@ -363,7 +403,7 @@ main() {
 		mkdir -p "$work/bin"
 		kc_guest_cc "$work/bin/forkexit" "$KC_TOP/tests/bench/forkexit.c"
 		kc_guest_cc "$work/bin/cputime" "$KC_TOP/tests/bench/cputime.c"
-		cp "$KC_BENCH_SEED" "$work/seed.bt"
+		[[ -z $KC_BENCH_SEED ]] || cp "$KC_BENCH_SEED" "$work/seed.bt"
 		debarch=$(kc_vmm_debarch)
 		disk=$KVMCHURN_CACHE/roots/bpftrace-bookworm-$debarch.sqfs
 		# shellcheck disable=SC2086 # the packages are words

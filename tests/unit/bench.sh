@@ -221,4 +221,29 @@ want_eq "B's mechanism" "    mechanism                                    433.0"
 want_eq "B's rest" "    rest                                      200600.0" "$(sed -n '/^  B (/,/^  F - A/p' "$tmp/out" | grep "^    rest")"
 finish "past kvmchurn's text sections, in its core, is the mechanism"
 
+# make bench without the seed, which kvmchurn does not ship: a refusal that says what to
+# give, exit 2, before anything is fetched or booted (the cache folder stays unmade)
+bench_run() { KVMCHURN_CACHE=$tmp/nocache bash "$here/../bench/run.sh" "$@" >"$tmp/out" 2>&1; echo $?; }
+: >"$tmp/empty.bt"
+echo 'BEGIN { }' >"$tmp/seed.bt"
+chmod 0 "$tmp/seed.bt"
+want_eq "no seed: exit" 2 "$(bench_run x86_64-6.1)"
+want_eq "no seed: the message" "run.sh: make bench runs the seed script beside kvmchurn, and kvmchurn does not ship it (it carries no licence): give your copy, make bench SEED=/path/to/kvm_churn_breakdown.bt" "$(cat "$tmp/out")"
+want_eq "--seed without a path: exit" 2 "$(bench_run --seed)"
+want_eq "--seed without a path: the message" "run.sh: --seed needs a path" "$(cat "$tmp/out")"
+for bad in "$tmp/none.bt" "$tmp/empty.bt" "$tmp"; do
+	want_eq "--seed $bad: exit" 2 "$(bench_run --seed "$bad" x86_64-6.1)"
+	want_eq "--seed $bad: the message" "run.sh: the seed script $bad is not a readable, non-empty file: give your copy of kvm_churn_breakdown.bt" "$(cat "$tmp/out")"
+done
+# root reads any file: unreadable only for others
+if ((EUID != 0)); then
+	want_eq "--seed unreadable: exit" 2 "$(bench_run "--seed=$tmp/seed.bt")"
+fi
+want_eq "an unknown flag: exit" 2 "$(bench_run --seeds x)"
+want_eq "an unknown flag: the message" "run.sh: unknown option --seeds" "$(head -n 1 "$tmp/out")"
+want_eq "--help: exit" 0 "$(bench_run --help)"
+want_eq "--help: the usage" "usage: tests/bench/run.sh --seed PATH [ID...]   (make bench SEED=PATH [KERNELS=...])" "$(head -n 1 "$tmp/out")"
+want_eq "nothing fetched" "" "$(ls -A "$tmp/nocache" 2>/dev/null)"
+finish "make bench refuses to run without the user's seed, before it fetches"
+
 done_suite bench
