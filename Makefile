@@ -154,11 +154,16 @@ clean-userspace:
 CHECKPATCH ?= $(KDIR)/scripts/checkpatch.pl
 CHECKPATCH_FLAGS := --no-tree --strict --quiet --show-types
 KC_STYLE_OWN := module/compat.h module/kvmchurn_abi.h
-style:
+style: shellcheck
 	@test -x $(CHECKPATCH) || { echo "$(CHECKPATCH) not found: pass CHECKPATCH=/path/to/linux/scripts/checkpatch.pl" >&2; exit 2; }
 	$(CHECKPATCH) $(CHECKPATCH_FLAGS) -f $(filter-out $(KC_STYLE_OWN),$(filter-out %.mod.c,$(wildcard module/*.[ch] tests/kunit/*.[ch] tests/bench/floor/*.[ch])))
 	$(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f module/compat.h
 	$(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON -f module/kvmchurn_abi.h
+
+# Every shell script of the tree, zero findings (tests/lib/shellcheck.sh says at what
+# severity, and why one check is left out); the unit tier runs it too.
+shellcheck:
+	tests/lib/shellcheck.sh
 
 # Test tiers (README.md). Downloads and builds go to $(KVMCHURN_CACHE).
 check: check-unit check-prometheus check-build check-vm check-dkms check-qemu check-debug
@@ -172,6 +177,7 @@ check-full:
 	KVMCHURN_FULL=1 $(MAKE) check check-debug-rt
 
 check-unit:
+	tests/lib/shellcheck.sh
 	$(MAKE) client
 	$(CC) $(KC_CFLAGS_STD) $(KC_CFLAGS_WARN) -O2 -Imodule -o tests/unit/abi_test tests/unit/abi_test.c
 	$(CC) $(KC_CFLAGS_STD) -D_GNU_SOURCE -O2 $(KC_CFLAGS_WARN) -shared -fPIC \
@@ -247,6 +253,6 @@ check-debug-rt:
 	KVMCHURN_DEBUG_ID=x86_64-debug-rt tests/debug/run.sh
 
 .PHONY: all module client version cflags products install install-client uninstall clean \
-	clean-userspace style check \
+	clean-userspace style shellcheck check \
 	check-quick check-full check-unit check-prometheus check-build check-vm check-debug check-debug-rt check-dkms check-qemu kunit bench-floor \
 	dkms-source dkms-install dkms-remove compatibility demo bench bench-profile bench-count bench-backing

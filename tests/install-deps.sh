@@ -16,7 +16,7 @@ apt-get install -y -qq --no-install-recommends \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	sparse dwarves debootstrap mmdebstrap kmod cpio gzip xz-utils zstd squashfs-tools \
 	qemu-system-x86 qemu-system-arm qemu-user-static busybox-static stress-ng \
-	python3 ca-certificates systemd-container >/dev/null
+	python3 ca-certificates systemd-container shellcheck >/dev/null
 
 # make check-prometheus runs its own Prometheus and node_exporter on free loopback ports.
 # Installed, their packages would start and enable system-wide services (on :9090 and

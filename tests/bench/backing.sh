@@ -21,8 +21,9 @@ BENCH_MIB=${BENCH_MIB:-2048}
 BENCH_GUEST_MIB=${BENCH_GUEST_MIB:-$((BENCH_MIB * 2 + 1024))}
 BENCH_CLOCK=${BENCH_CLOCK:-icount}
 [[ $BENCH_VMS =~ ^[1-9][0-9]?$ ]] || kc_die "BENCH_VMS=$BENCH_VMS: give 1 to 99 VMs"
-[[ $BENCH_MIB =~ ^[0-9]+$ ]] && ((BENCH_MIB >= 2 && BENCH_MIB <= 3072 && BENCH_MIB % 2 == 0)) ||
+if ! [[ $BENCH_MIB =~ ^[0-9]+$ ]] || ((BENCH_MIB < 2 || BENCH_MIB > 3072 || BENCH_MIB % 2)); then
 	kc_die "BENCH_MIB=$BENCH_MIB: give an even number of MiB, 2 to 3072 (hugetlb's 2 MiB pages)"
+fi
 case $BENCH_CLOCK in
 icount) export KVMCHURN_ICOUNT=0 ;;
 wall) unset KVMCHURN_ICOUNT ;;

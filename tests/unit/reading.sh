@@ -849,7 +849,7 @@ if [ -n "$lockdown_ok" ]; then
 
 	# the default folder when KVMCHURN_PARAMS is unset or empty
 	locked enable
-	KVMCHURN_PARAMS= run -d "$ctl" disable
+	KVMCHURN_PARAMS='' run -d "$ctl" disable
 	want_rc 2
 	if [ -e /sys/module/kvmchurn/parameters/enable ]; then
 		skip "lockdown: the parameters' folder is /sys/module/kvmchurn/parameters by default" "kvmchurn is loaded here"
@@ -1439,7 +1439,10 @@ finish "no colour into a file"
 
 # ---- help for every command ---------------------------------------------------
 
-for cmd in $(sed -n 's/^  \([a-z]*\) .*/\1/p' "$expected/help.txt"); do
+# the commands, as kvmchurn --help lists them
+mapfile -t commands < <(sed -n 's/^  \([a-z][a-z]*\) .*/\1/p' "$expected/help.txt")
+
+for cmd in "${commands[@]}"; do
 	run help "$cmd"
 	want_rc 0
 	cp "$tmp/out" "$tmp/help"
@@ -1453,10 +1456,11 @@ done
 # ---- the manual page --------------------------------------------------------
 
 man8=$here/../../Documentation/kvmchurn.8
-for cmd in $(sed -n 's/^  \([a-z]*\) .*/\1/p' "$expected/help.txt"); do
+for cmd in "${commands[@]}"; do
 	grep -Eq "^\.SS (.*[ ,])?$cmd([ ,]|$)" "$man8" || problems+=("no section for $cmd")
 done
-for code in $(sed -n 's/^  \([0-9][0-9]*\) .*/\1/p' "$expected/help.txt"); do
+mapfile -t codes < <(sed -n 's/^  \([0-9][0-9]*\) .*/\1/p' "$expected/help.txt")
+for code in "${codes[@]}"; do
 	grep -A1 '^\.TP' "$man8" | grep -qx "\.B $code" || problems+=("exit status $code missing")
 done
 if [ -n "${KVMCHURN_VERSION:-}" ]; then
@@ -1516,7 +1520,7 @@ man_opts() {
 words() { tr '\n' ' ' | sed 's/ $//'; }
 result "man page: the global options are kvmchurn --help's" "$(help_opts | words)" "$(man_opts | words)"
 no_help=()
-for cmd in $(sed -n 's/^  \([a-z]*\) .*/\1/p' "$expected/help.txt"); do
+for cmd in "${commands[@]}"; do
 	help_opts "$cmd" >"$tmp/opts"
 	grep -qx -- -h "$tmp/opts" && grep -qx -- --help "$tmp/opts" || no_help+=("kvmchurn help $cmd lists no -h, --help")
 	result "man page: the options of $cmd are those of kvmchurn help $cmd" \

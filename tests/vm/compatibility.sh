@@ -196,6 +196,7 @@ while IFS=$'\t' read -r what side where why; do
 	else
 		kernels="none: $why"
 	fi
+	# shellcheck disable=SC2016 # reStructuredText's literal quotes, not a command
 	printf '   * - %s\n     - %s\n     - ``%s``\n     - %s\n' "$what" "$side" "$where" "$kernels"
 done <"$KC_VM_DIR/compat-branches.tsv"
 
@@ -216,6 +217,7 @@ for id in "${ids[@]}"; do
 			while IFS=$'\t' read -r m where reason; do
 				[[ $m == "$metric" ]] && (kc_holds "$id" "$where") && { why=$reason; break; }
 			done < <(grep -v '^#' "$KC_VM_DIR/absent-reasons.tsv")
+			# shellcheck disable=SC2016 # reStructuredText's literal quotes, not a command
 			printf -- '- %s: ``%s`` (``%s``): %s.\n' "$id" "$metric" "$sym" "${why:-no reason recorded in absent-reasons.tsv}"
 		done
 done

@@ -29,7 +29,9 @@
 # shellcheck source=../configs.sh
 . /kvmchurn/configs.sh # unload, config, FLOOR_SYMS
 P=/kvmchurn/perf
-perf() { "$P"/lib/ld-linux-* --library-path "$P/lib" "$P/perf" "$@"; }
+# the loader is named by architecture: the one there
+LD=$(echo "$P"/lib/ld-linux-*)
+perf() { "$LD" --library-path "$P/lib" "$P/perf" "$@"; }
 
 # profile CFG [EXITS]: forkexit without perf, then perf over forkexit in CFG's
 # state: its samples by class

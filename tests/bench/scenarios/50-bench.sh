@@ -122,22 +122,22 @@ peer_on() { # peer_on CONDITION ("" for every process)
 			echo "kc_${f}_lat u64 lat" >>$T/synthetic_events || return 1
 			# keyed by pid, whose entries stay: room for every exit of a round
 			echo "hist:keys=common_pid:ts0=common_timestamp.usecs:size=32768$cond" \
-				>$T/events/kprobes/kc_${f}_in/trigger || return 1
+				>$T/events/kprobes/kc_"${f}"_in/trigger || return 1
 			echo "hist:keys=common_pid:lat=common_timestamp.usecs-\$ts0:size=32768:onmatch(kprobes.kc_${f}_in).kc_${f}_lat(\$lat)$cond" \
-				>$T/events/kprobes/kc_${f}_out/trigger || return 1
-			echo "hist:keys=lat.log2" >$T/events/synthetic/kc_${f}_lat/trigger || return 1
+				>$T/events/kprobes/kc_"${f}"_out/trigger || return 1
+			echo "hist:keys=lat.log2" >$T/events/synthetic/kc_"${f}"_lat/trigger || return 1
 		else
-			echo "hist:keys=comm$cond" >$T/events/kprobes/kc_${f}_out/trigger || return 1
-			echo 1 >$T/events/kprobes/kc_${f}_in/enable || return 1
+			echo "hist:keys=comm$cond" >$T/events/kprobes/kc_"${f}"_out/trigger || return 1
+			echo 1 >$T/events/kprobes/kc_"${f}"_in/enable || return 1
 		fi
 	done
 }
 # peer_hits FN: what the peer's histogram for FN recorded ("Hits: N").
 peer_hits() {
-	if [ -e $T/events/synthetic/kc_${1}_lat/hist ]; then
-		sed -n 's/^ *Hits: //p' $T/events/synthetic/kc_${1}_lat/hist
+	if [ -e $T/events/synthetic/kc_"${1}"_lat/hist ]; then
+		sed -n 's/^ *Hits: //p' $T/events/synthetic/kc_"${1}"_lat/hist
 	else
-		sed -n 's/^ *Hits: //p' $T/events/kprobes/kc_${1}_out/hist
+		sed -n 's/^ *Hits: //p' $T/events/kprobes/kc_"${1}"_out/hist
 	fi
 }
 peer_off() {
@@ -206,7 +206,7 @@ echo 0 >/proc/sys/kernel/randomize_va_space
 r=1
 # order N LIST: the configurations of LIST, reversed in even rounds: a drift that
 # is linear in time adds to each the same over two rounds
-order() { if [ $(($1 % 2)) = 1 ]; then echo $2; else echo $2 | tr ' ' '\n' | sed '1!G;h;$!d'; fi; }
+order() { if [ $(($1 % 2)) = 1 ]; then echo "$2"; else echo "$2" | tr ' ' '\n' | sed '1!G;h;$!d'; fi; }
 # vmev: the memory work of /proc/vmstat a churn round may or may not catch, whatever
 # is loaded: THP faults that got a huge page and that fell back to small pages, direct
 # compactions, pages scanned by kswapd and by direct reclaim, page faults
@@ -216,20 +216,20 @@ vmev() { awk -v keys="$VMEV" 'BEGIN { n = split(keys, k) } { v[$1] = $2 } END { 
 vmev_delta() { echo "$VMEV" "$1" "$2" | awk '{ n = NF / 3; for (i = 1; i <= n; i++) printf "%s%s=%d", (i > 1 ? " " : ""), $i, $(2 * n + i) - $(n + i); print "" }'; }
 while [ "$r" -le "$BENCH_ROUNDS" ]; do
 	for c in $(order "$r" "$EXIT_CONFIGS"); do
-		if ! config $c; then
+		if ! config "$c"; then
 			not_ok "round $r: configuration $c"
 			continue
 		fi
 		if ns=$(forkexit "$BENCH_EXITS"); then
 			echo "# bench exit $c $r $ns"
 			[ "$c" != S ] || seed_stop
-			echo "# bench recorded exit $c $r $(recorded $c)"
+			echo "# bench recorded exit $c $r $(recorded "$c")"
 		else
 			not_ok "round $r $c: forkexit"
 		fi
 	done
 	for c in $(order "$r" "$CHURN_CONFIGS"); do
-		config $c || { not_ok "round $r: configuration $c"; continue; }
+		config "$c" || { not_ok "round $r: configuration $c"; continue; }
 		m0=$(vmev) g0=$(background) b0=$(busy)
 		# on CPU 0 alone, as forkexit: under TCG one thread runs the vCPUs in turn,
 		# and a wait for the other CPU (an IPI's answer, a TLB shootdown) spins for
@@ -245,7 +245,7 @@ while [ "$r" -le "$BENCH_ROUNDS" ]; do
 			echo "# bench churnvmm $c $r $(awk -v n="$BENCH_VMS" '{ printf "%.0f", $1 / n }' /tmp/bench.cpu)"
 			echo "# bench churnvm $c $r $(vmev_delta "$m0" "$m1")"
 			[ "$c" != S ] || seed_stop
-			echo "# bench recorded churn $c $r $(recorded $c)"
+			echo "# bench recorded churn $c $r $(recorded "$c")"
 		else
 			not_ok "round $r $c: kvmchurn load: $(cat /tmp/bench.err)"
 		fi
@@ -386,6 +386,6 @@ for m in 512 1 512 1 512 1; do
 done
 # SLUB counts a CPU's cached free objects as in use: how many it may hold
 sys=/sys/kernel/slab/$cache
-echo "# bench mem cache $cache cpu_partial $(cat $sys/cpu_partial 2>/dev/null || echo 0) objs_per_slab $(cat $sys/objs_per_slab 2>/dev/null || echo 0)"
+echo "# bench mem cache $cache cpu_partial $(cat "$sys"/cpu_partial 2>/dev/null || echo 0) objs_per_slab $(cat "$sys"/objs_per_slab 2>/dev/null || echo 0)"
 ok "memory"
 exit 0

@@ -15,6 +15,7 @@ P="pairs=8 vms_live=4 vms_last=16 vms_slowest=4"
 if ! insmod "$KVMCHURN_KO" $P; then not_ok "insmod kvmchurn.ko $P"; exit 0; fi
 ok "insmod kvmchurn.ko $P"
 is "table capacity" "$(rec pairs 2)" 8
+# shellcheck disable=SC2086 # LOAD is the load's arguments, split on purpose
 if kvmchurn load $LOAD >/tmp/kc.load 2>&1; then ok "kvmchurn load $LOAD"; else not_ok "kvmchurn load $LOAD: exit $?"; fi
 sed 's/^/# /' /tmp/kc.load
 check "the load lost no VM" grep -q "$N completed, 0 failed" /tmp/kc.load

@@ -31,6 +31,7 @@ kp kct_release kvm_vm_release || not_ok "tracefs event on kvm_vm_release"
 echo >"$TR/trace"
 if ! insmod "$KVMCHURN_KO" maxactive=1; then not_ok "insmod kvmchurn.ko maxactive=1"; kp_clear; exit 0; fi
 ok "insmod kvmchurn.ko maxactive=1"
+# shellcheck disable=SC2086 # LOAD is the load's arguments, split on purpose
 if kvmchurn load $LOAD >/tmp/kc.load 2>&1; then ok "kvmchurn load $LOAD"; else not_ok "kvmchurn load $LOAD: exit $?"; fi
 sed 's/^/# /' /tmp/kc.load
 check "the load lost no VM" grep -q "$N completed, 0 failed" /tmp/kc.load

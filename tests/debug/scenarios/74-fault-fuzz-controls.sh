@@ -28,7 +28,7 @@ cp "$D/raw" /tmp/kc.raw0
 kvmchurn load $LOAD >/tmp/kc.bg 2>&1 &
 bg=$!
 readers=''
-for r in 1 2 3 4; do
+for _ in 1 2 3 4; do
 	(while [ ! -e /tmp/kc.stop ]; do read_all; done) &
 	readers="$readers $!"
 done

@@ -20,7 +20,7 @@ if [ ! -r $S ]; then not_ok "no $S: CONFIG_PERCPU_STATS is off"; exit 0; fi
 # stats: "chunks allocations free-bytes" of the allocator
 stats() {
 	awk '$1 == "nr_chunks" && $2 == ":" { c = $3 } $1 == "nr_cur_alloc" && $2 == ":" { a = $3 }
-		$1 == "free_bytes" { f += $3 } END { print c + 0, a + 0, f + 0 }' $S
+		$1 == "free_bytes" { f += $3 } END { print c + 0, a + 0, f + 0 }' "$S"
 }
 between() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
 try=0 clean=0 disagree=0 back=0 verdict=''

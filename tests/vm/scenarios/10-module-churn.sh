@@ -36,7 +36,7 @@ done
 release=$(awk -F '\t' '$1 == "probe" && $2 == "exit_to_reaped" && $5 == "attached" { print $4 }' "$D/raw")
 is "probe on the release ($release): its kind" "$(kind "$release")" kprobe
 
-if kvmchurn load -n $VMS -j 2 --run --end kill >/tmp/load.out 2>&1; then
+if kvmchurn load -n "$VMS" -j 2 --run --end kill >/tmp/load.out 2>&1; then
 	ok "kvmchurn load -n $VMS -j 2 --run --end kill"
 else
 	not_ok "kvmchurn load -n $VMS -j 2 --run --end kill: exit $?"
@@ -44,22 +44,22 @@ fi
 sed 's/^/# /' /tmp/load.out
 
 # sched_process_free runs after an RCU grace period
-check "reap counter reaches $VMS" wait_for "$KC_WAIT" counter_is reap $VMS
-check "exit counter is $VMS" [ "$(raw_field counter exit 3)" = $VMS ]
-check "exit_mmap count is $VMS" [ "$(raw_field hist exit_mmap 3)" = $VMS ]
-check "exit_to_reap count is $VMS" [ "$(raw_field hist exit_to_reap 3)" = $VMS ]
-check "exit_files count is $VMS" [ "$(raw_field hist exit_files 3)" = $VMS ]
-check "startup count is $VMS: each VM ran" [ "$(raw_field hist startup 3)" = $VMS ]
+check "reap counter reaches $VMS" wait_for "$KC_WAIT" counter_is reap "$VMS"
+check "exit counter is $VMS" [ "$(raw_field counter exit 3)" = "$VMS" ]
+check "exit_mmap count is $VMS" [ "$(raw_field hist exit_mmap 3)" = "$VMS" ]
+check "exit_to_reap count is $VMS" [ "$(raw_field hist exit_to_reap 3)" = "$VMS" ]
+check "exit_files count is $VMS" [ "$(raw_field hist exit_files 3)" = "$VMS" ]
+check "startup count is $VMS: each VM ran" [ "$(raw_field hist startup 3)" = "$VMS" ]
 check "no kretprobe missed" [ -z "$(awk -F '\t' '$1 == "probe" && $7 != 0' "$D/raw")" ]
 check "no pairing drops" [ "$(awk -F '\t' '$1 == "pairs" { print $4 + $5 }' "$D/raw")" = 0 ]
 # The bpftrace text: its bucket counts add up to the same $VMS.
 check "all: @us_exit_mmap buckets sum to $VMS" [ "$(awk '
 	/^@/ { cur = $1 }
 	/^\[/ && cur == "@us_exit_mmap:" { split($0, a, "|"); n = split(a[1], f, " "); sum += f[n] }
-	END { print sum + 0 }' "$D/all")" = $VMS ]
+	END { print sum + 0 }' "$D/all")" = "$VMS" ]
 check "all: @n_exit: $VMS" grep -qx "@n_exit: $VMS" "$D/all"
 # Which VM was slow: every VM of the load in vms, the slowest five shown.
-check "vms: the $VMS VMs finished" [ "$(awk -F '\t' '$1 == "vm" && $2 == "last"' "$D/vms" | wc -l)" = $VMS ]
+check "vms: the $VMS VMs finished" [ "$(awk -F '\t' '$1 == "vm" && $2 == "last"' "$D/vms" | wc -l)" = "$VMS" ]
 echo "# ---- kvmchurn vms --slowest -n 5"
 kvmchurn vms --slowest -n 5 >/tmp/vms.out 2>&1 || not_ok "kvmchurn vms --slowest -n 5: exit $?"
 sed 's/^/# /' /tmp/vms.out
@@ -69,9 +69,9 @@ check "a tracefs instance counts the frees of processes named other" fence_arm o
 kvmchurn load -n 10 -j 2 --end kill --comm other >/tmp/load2.out 2>&1 ||
 	not_ok "kvmchurn load --comm other: exit $?"
 check "the 10 VMs named other were freed" fence_wait 10
-check "--comm other adds nothing to exit_mmap" [ "$(raw_field hist exit_mmap 3)" = $VMS ]
-check "--comm other adds nothing to exit_to_reap" [ "$(raw_field hist exit_to_reap 3)" = $VMS ]
-check "--comm other adds nothing to the exit counter" [ "$(raw_field counter exit 3)" = $VMS ]
+check "--comm other adds nothing to exit_mmap" [ "$(raw_field hist exit_mmap 3)" = "$VMS" ]
+check "--comm other adds nothing to exit_to_reap" [ "$(raw_field hist exit_to_reap 3)" = "$VMS" ]
+check "--comm other adds nothing to the exit counter" [ "$(raw_field counter exit 3)" = "$VMS" ]
 
 # Every readable file, into the log and back to the host.
 for f in all summary counters probes checks raw memory vms filter enable $(cd "$D" && echo hist/*); do

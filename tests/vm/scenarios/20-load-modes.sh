@@ -4,7 +4,6 @@
 # exit_to_reap whatever the mode, and no VM process may be left behind.
 # shellcheck source=../guest/tap.sh
 . /kvmchurn/tap.sh
-SMALL="--mem 16"
 
 # settled N: the reap counter reached N (frees run after an RCU grace period).
 
@@ -49,13 +48,13 @@ if ! insmod "$KVMCHURN_KO"; then
 fi
 ok "insmod kvmchurn.ko"
 
-mode 3 "--end exit" --end exit $SMALL
-mode 3 "--end term (handled)" --end term $SMALL
-mode 3 "--end term --term-default" --end term --term-default $SMALL
-mode 3 "--end close" --end close $SMALL
-mode 3 "--end term --ignore-term --kill-after 1" -j 3 --end term --ignore-term --kill-after 1 $SMALL
-mode 3 "--end kill --run --vcpus 2" --end kill --run --vcpus 2 $SMALL
-mode 8 "-j 4 --json" -j 4 --json $SMALL
+mode 3 "--end exit" --end exit --mem 16
+mode 3 "--end term (handled)" --end term --mem 16
+mode 3 "--end term --term-default" --end term --term-default --mem 16
+mode 3 "--end close" --end close --mem 16
+mode 3 "--end term --ignore-term --kill-after 1" -j 3 --end term --ignore-term --kill-after 1 --mem 16
+mode 3 "--end kill --run --vcpus 2" --end kill --run --vcpus 2 --mem 16
+mode 8 "-j 4 --json" -j 4 --json --mem 16
 if grep -q '"completed":8,' /tmp/mode.out && grep -q '"failed":0,' /tmp/mode.out; then
 	ok "--json reports 8 completed, 0 failed"
 else
@@ -72,7 +71,7 @@ else
 	not_ok "--dev /dev/null: exit $rc"
 	sed 's/^/# /' /tmp/err.out
 fi
-[ -z "$(leftovers)" ] && ok "--dev /dev/null: no VM process left" || not_ok "--dev /dev/null: VM process left"
+if [ -z "$(leftovers)" ]; then ok "--dev /dev/null: no VM process left"; else not_ok "--dev /dev/null: VM process left"; fi
 
 if rmmod kvmchurn; then ok "rmmod kvmchurn"; else not_ok "rmmod kvmchurn"; fi
 exit 0

@@ -40,7 +40,7 @@ dd if=/dev/zero of=$W/disk.img bs=1024 count=1024 2>/dev/null
 rm -f $W/hold.ready
 /kvmchurn/bin/kvmhold $W/hold.ready &
 HOLD=$!
-held() { [ -e $W/hold.ready ] || ! kill -0 $HOLD 2>/dev/null; }
+held() { [ -e "$W"/hold.ready ] || ! kill -0 "$HOLD" 2>/dev/null; }
 wait_for "$KC_WAIT" held
 check "kvmhold holds a VM" [ -e $W/hold.ready ]
 
@@ -210,8 +210,8 @@ one_vm() {
 		want="${want}hist:$m $c
 "
 	done
-	[ $3 = kill ] && k=1 || k=0
-	[ $3 = term ] && t=1 || t=0
+	[ "$3" = kill ] && k=1 || k=0
+	[ "$3" = term ] && t=1 || t=0
 	want="${want}counter:sigkill $k
 counter:sigterm $t
 counter:exit 1

@@ -30,7 +30,7 @@ refused() {
 	else
 		as_user sh -c "echo 1 >'$2'" 2>/tmp/kc.err && r=0 || r=1
 	fi
-	if [ $r = 0 ]; then
+	if [ "$r" = 0 ]; then
 		not_ok "uid $UID_OTHER may $1 ${2#"$D"/}"
 	elif grep -qE 'Permission denied|Operation not permitted' /tmp/kc.err; then
 		ok "uid $UID_OTHER: $1 ${2#"$D"/} refused ($(sed 's/.*: //' /tmp/kc.err))"
