@@ -221,6 +221,16 @@ want_eq "B's mechanism" "    mechanism                                    433.0"
 want_eq "B's rest" "    rest                                      200600.0" "$(sed -n '/^  B (/,/^  F - A/p' "$tmp/out" | grep "^    rest")"
 finish "past kvmchurn's text sections, in its core, is the mechanism"
 
+# make bench's report (report.awk) on the "# bench" lines of a real boot (arm64 6.1,
+# 2026-12-06, BENCH_ONLY=rounds: 3 rounds of 2,000 exits and 60 VMs, icount), the
+# bytes it printed then
+. "$here/../bench/goals.sh"
+awk -v clock=icount -v only=rounds -v storm=256 -v storm_mib=1 \
+	-v goal_share="$KC_BENCH_GOAL_SHARE" -v goal_growth="$KC_BENCH_GOAL_GROWTH" \
+	-f "$here/../bench/report.awk" "$here/../fixtures/bench/arm64-6.1-rounds.log" >"$tmp/out" 2>&1
+want_eq "the report" "" "$(diff "$here/expected/bench/arm64-6.1-rounds.report" "$tmp/out")"
+finish "make bench's report of a saved boot is the one it printed"
+
 # make bench without the seed, which kvmchurn does not ship: a refusal that says what to
 # give, exit 2, before anything is fetched or booted (the cache folder stays unmade)
 bench_run() { KVMCHURN_CACHE=$tmp/nocache bash "$here/../bench/run.sh" "$@" >"$tmp/out" 2>&1; echo $?; }
