@@ -58,4 +58,23 @@ want_eq "rows of four fields" "" "$(grep -v '^#' "$tsv" | awk -F '\t' 'NF != 4 {
 want_eq "decisions of one side" "" "$(grep -v '^#' "$tsv" | cut -f1 | sort | uniq -u)"
 finish "compat-branches.tsv has a row for every version compat.h tests"
 
+# kc_load_env on a cache that moved: the paths fetch.sh wrote under the old folder are
+# rewritten to the new one, the others (headers inside a chroot) kept; in the cache
+# they were written in, nothing changes
+mkdir -p "$tmp/cache/kernels/arm64-7.x" "$tmp/cache/kernels/x86_64-6.1"
+cat >"$tmp/cache/kernels/arm64-7.x/env" <<'EOF2'
+KC_ID=arm64-7.x
+KC_KDIR=/usr/src/linux-headers-7.3.4+deb13-arm64
+KC_CHROOT=/old/cache/chroot/trixie
+KC_VMLINUZ=/old/cache/kernels/arm64-7.x/vmlinuz
+KC_BUSYBOX=/old/cache/busybox/arm64/busybox
+EOF2
+printf 'KC_KDIR=%s\nKC_CHROOT=\nKC_VMLINUZ=%s\nKC_BUSYBOX=/bin/busybox\n' \
+	"$tmp/cache/kernels/x86_64-6.1/root/usr/src/linux-headers" "$tmp/cache/kernels/x86_64-6.1/vmlinuz" >"$tmp/cache/kernels/x86_64-6.1/env"
+envof() { (KVMCHURN_CACHE=$tmp/cache && kc_load_env "$1" && echo "$KC_KDIR|$KC_CHROOT|$KC_VMLINUZ|$KC_BUSYBOX"); }
+want_eq "moved" "/usr/src/linux-headers-7.3.4+deb13-arm64|$tmp/cache/chroot/trixie|$tmp/cache/kernels/arm64-7.x/vmlinuz|$tmp/cache/busybox/arm64/busybox" "$(envof arm64-7.x)"
+want_eq "in place" "$tmp/cache/kernels/x86_64-6.1/root/usr/src/linux-headers||$tmp/cache/kernels/x86_64-6.1/vmlinuz|/bin/busybox" "$(envof x86_64-6.1)"
+want_eq "not fetched" "" "$(envof arm64-6.1)"
+finish "a kernel's env in a cache moved elsewhere names the new folder"
+
 done_suite harness

@@ -177,9 +177,9 @@ kc_fetch_one() {
 		return 0
 	fi
 	if [[ -f $kdir/env ]]; then
-		# headers that a chroot made afresh lost make it stale too
-		# shellcheck source=/dev/null
-		old=$(unset KC_FETCH_RECIPE && . "$kdir/env" && if [[ -f $KC_CHROOT$KC_KDIR/Makefile ]]; then
+		# headers that a chroot made afresh lost make it stale too (paths as kc_load_env
+		# gives them: a cache moved elsewhere is still current)
+		old=$(unset KC_FETCH_RECIPE && kc_load_env "$KC_ID" && if [[ -f $KC_CHROOT$KC_KDIR/Makefile ]]; then
 			echo "$KC_KREL $KC_PKGVER ${KC_FETCH_RECIPE:-1}"
 		else echo "$KC_KREL $KC_PKGVER (its headers gone)"; fi)
 	fi

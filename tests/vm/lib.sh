@@ -295,12 +295,21 @@ kc_download() {
 	mv "$part"/*.deb "$dir/" && rmdir "$part"
 }
 
-# kc_load_env ID: source the env file that fetch.sh left; fails if there is none.
+# kc_load_env ID: source the env file that fetch.sh left; fails if there is none. Its
+# paths name the cache folder it was written in; a cache moved or copied elsewhere (a
+# second one, for runs side by side; a CI cache restored to another path) has them
+# rewritten to $KVMCHURN_CACHE, found from where the kernel's vmlinuz was then.
 kc_load_env() {
-	local f=$KVMCHURN_CACHE/kernels/$1/env
+	local f=$KVMCHURN_CACHE/kernels/$1/env at v
 	[[ -f $f ]] || return 1
 	# shellcheck source=/dev/null
 	. "$f"
+	at=${KC_VMLINUZ%/kernels/"$1"/vmlinuz}
+	[[ $at != "$KC_VMLINUZ" && $at != "$KVMCHURN_CACHE" ]] || return 0
+	for v in KC_KDIR KC_VMLINUZ KC_BUSYBOX KC_CHROOT KC_SIGN_KEY KC_SIGN_CERT; do
+		[[ ${!v:-} == "$at"/* ]] && printf -v "$v" '%s' "$KVMCHURN_CACHE${!v#"$at"}"
+	done
+	return 0
 }
 
 # kc_build_path ID TIER: set KC_BUILD_DIR, the per-kernel build folder of TIER, as it is.
