@@ -53,18 +53,19 @@ main() {
 	local ids id rc=0 log
 	ids=("$@")
 	((${#ids[@]})) || ids=(x86_64-6.1 arm64-6.1)
-	local conf
-	conf=$(mktemp -d)
+	local conf verdict
+	conf=$(mktemp -d) verdict=$(mktemp)
 	printf 'VMS=%s\nMIB=%s\n' "$BENCH_VMS" "$BENCH_MIB" >"$conf/backing.conf"
 	KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/backing KVMCHURN_GUEST_DIR=$conf \
 		KVMCHURN_VM_MEM=$BENCH_GUEST_MIB KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-3600} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-3600} \
-		"$KC_VM_DIR/run.sh" "${ids[@]}" || rc=$?
+		"$KC_VM_DIR/run.sh" "${ids[@]}" | tee "$verdict" || rc=$?
 	rm -rf "$conf"
 	for id in "${ids[@]}"; do
-		log=$KVMCHURN_CACHE/logs/$id-latest.log
+		log=$(kc_verdict_log "$verdict" "$id")
 		echo "== $id: exit_mmap and kvm_destroy_vm per GiB of guest memory, by backing"
 		[[ -f $log ]] && kc_backing_report "$log" || rc=1
 	done
+	rm -f "$verdict"
 	return "$rc"
 }
 

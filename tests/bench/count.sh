@@ -105,7 +105,7 @@ main() {
 		((ok)) || { rc=1; continue; }
 		echo "$id $KC_KREL, $(date -u +%Y-%m-%d): every kernel instruction counted, $COUNT_EXITS exits, A F B, V and W with $COUNT_ALIVE VMs alive"
 		# where run.sh built the modules (kc_build_dir)
-		kc_count_report "$KVMCHURN_CACHE/logs/$id-latest.log" "$work/counts" "${KC_CHROOT:-$KVMCHURN_CACHE}/build/vm/$id"
+		kc_count_report "$(kc_verdict_log "$work/verdict" "$id")" "$work/counts" "${KC_CHROOT:-$KVMCHURN_CACHE}/build/vm/$id"
 	done
 	return "$rc"
 }

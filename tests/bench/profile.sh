@@ -192,7 +192,7 @@ main() {
 		# a boot that failed has its FAIL line (above: why), and no report
 		((ok)) || { rc=1; continue; }
 		echo "$id $KC_KREL, $(date -u +%Y-%m-%d): perf samples every $PROFILE_PERIOD instructions, $PROFILE_EXITS exits, A F B $PROFILE_ROUNDS times, V and W with $PROFILE_ALIVE VMs alive over $PROFILE_ALIVE_EXITS exits"
-		kc_profile_report "$KVMCHURN_CACHE/logs/$id-latest.log"
+		kc_profile_report "$(kc_verdict_log "$work/verdict" "$id")"
 	done
 	return "$rc"
 }

@@ -171,7 +171,8 @@ main() {
 				KVMCHURN_VM_MEM=$BENCH_MEM \
 				KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-7200} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-7200} "$KC_VM_DIR/run.sh" "$id" >"$work/verdict" || rc=1
 			grep -v ' passed, ' "$work/verdict" || true
-			log=$(readlink -f "$KVMCHURN_CACHE/logs/$id-latest.log")
+			log=$(kc_verdict_log "$work/verdict" "$id")
+			[[ -n $log ]] || kc_die "$id: the boot named no log (its verdict: $work/verdict)"
 			echo "$id $KC_KREL, $(date -u +%Y-%m-%d): $BENCH_ROUNDS rounds of A F B C P Q S (K L where fprobe), $BENCH_EXITS exits and $BENCH_VMS VMs each (log: $log)"
 			kc_bench_report "$log"
 		else
@@ -187,12 +188,11 @@ main() {
 		[[ $KC_ARCH != x86_64 ]] || ! kc_bench_before "$KC_KREL" 6.9 || boots+=(possible_cpus=256)
 		for boot in "${boots[@]}"; do
 			# a boot that did not come to its log leaves no line (its verdict says why)
-			rm -f "$KVMCHURN_CACHE/logs/$id-latest.log"
 			KVMCHURN_BOOT=$boot KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/scenarios KVMCHURN_GUEST_DIR=$work \
 				KVMCHURN_VM_MEM=$BENCH_MEM "$KC_VM_DIR/run.sh" "$id" >"$work/verdict-$boot" || rc=1
 			grep -v ' passed, ' "$work/verdict-$boot" || true
-			[[ ! -e $KVMCHURN_CACHE/logs/$id-latest.log ]] ||
-				tr -d '\r' <"$KVMCHURN_CACHE/logs/$id-latest.log" | sed -n 's/^# bench cpus //p' >>"$work/cpus"
+			log=$(kc_verdict_log "$work/verdict-$boot" "$id")
+			[[ -z $log ]] || tr -d '\r' <"$log" | sed -n 's/^# bench cpus //p' >>"$work/cpus"
 		done
 		kc_bench_cpus "$work/cpus"
 	done

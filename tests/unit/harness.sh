@@ -77,4 +77,21 @@ want_eq "in place" "$tmp/cache/kernels/x86_64-6.1/root/usr/src/linux-headers||$t
 want_eq "not fetched" "" "$(envof arm64-6.1)"
 finish "a kernel's env in a cache moved elsewhere names the new folder"
 
+# kc_verdict_log: the boot's own log, from run.sh's output, per kernel; not a build's
+# log, not another kernel's whose id begins the same
+cat >"$tmp/verdict" <<'EOF2'
+[12:00:00] arm64-6.1: built and packed (20 s), booting 6.1.0-57-arm64 on QEMU 7.2.22 (host)
+PASS arm64-6.1 6.1.0-57-arm64: 7 ok, 0 not ok (2476 s, 2 CPUs)
+    log: /c/logs/arm64-6.1-20261206-172715.log
+FAIL arm64-6.1-cloud 6.1.0-57-cloud-arm64: module build failed (log: /c/logs/arm64-6.1-cloud-build-vm.log)
+    not ok 3 - a check
+    log: /c/logs/arm64-6.12-20261206-180000.log
+FAIL arm64-6.12 6.12.118+deb12-arm64: 2 ok, 1 not ok (20 s, 2 CPUs)
+EOF2
+want_eq "arm64-6.1" /c/logs/arm64-6.1-20261206-172715.log "$(kc_verdict_log "$tmp/verdict" arm64-6.1)"
+want_eq "arm64-6.12" /c/logs/arm64-6.12-20261206-180000.log "$(kc_verdict_log "$tmp/verdict" arm64-6.12)"
+want_eq "arm64-6.1-cloud (only a build log)" "" "$(kc_verdict_log "$tmp/verdict" arm64-6.1-cloud)"
+want_eq "x86_64-6.1 (not there)" "" "$(kc_verdict_log "$tmp/verdict" x86_64-6.1)"
+finish "a boot's log is the one run.sh named for that kernel"
+
 done_suite harness

@@ -295,6 +295,13 @@ kc_download() {
 	mv "$part"/*.deb "$dir/" && rmdir "$part"
 }
 
+# kc_verdict_log VERDICT ID: the serial log of ID's last boot, as run.sh's output VERDICT
+# names it ("    log: ..."); empty if it names none. A tier reads its boot's log so, not
+# through logs/ID-latest.log, which another run of the same kernel moves meanwhile.
+kc_verdict_log() {
+	sed -n "s|^    log: \(.*/$2-[0-9]\{8\}-[0-9]\{6\}\.log\)\$|\1|p" "$1" | tail -n 1
+}
+
 # kc_load_env ID: source the env file that fetch.sh left; fails if there is none. Its
 # paths name the cache folder it was written in; a cache moved or copied elsewhere (a
 # second one, for runs side by side; a CI cache restored to another path) has them

@@ -459,6 +459,7 @@ kc_vm_one() {
 	[[ $depth == all ]] || how+="; scenarios $depth"
 	if ((${#reasons[@]} == 0)); then
 		echo "PASS $id $KC_KREL$from: $ok ok, 0 not ok ($how)${kunit:+; $kunit}"
+		echo "    log: $log"
 		return 0
 	fi
 	for scen in "${notok[@]}"; do echo "    $scen"; done
