@@ -800,7 +800,7 @@ static void kc_render_raw_known(struct kunit *test)
 		"probe\tuevent_destroy\tkretprobe\tkobject_uevent_env\toff\n"
 		"probe\tmmu_notifier_unregister\tkretprobe\tmmu_notifier_unregister\toff\n"
 		"probe\ttd_destroy\tkretprobe\tkvm_vcpu_release\toff\n"
-		"probe\texit_to_reaped\tkretprobe\tcgroup_task_release\toff\n"
+		"probe\texit_to_reaped\tkprobe\tcgroup_task_release\toff\n"
 		"probe\tstartup\tkretprobe\tkvm_mmu_load\toff\n"
 		"probe\tsignal_to_exit\ttracepoint\tsignal_deliver\toff\n"
 		"probe\texit_to_reap\ttracepoint\tsched_process_exit\toff\n"
