@@ -5,8 +5,8 @@
  * the table says KPROBE, by fprobe where it has an fprobe entry and the
  * kernel fprobe, else by kretprobe; and the module notifier attaches those
  * in kvm and irqbypass when they load after kvmchurn and detaches them
- * before they unload. What each probe means is
- * given as hooks (kret.h: hooks.c, exit.c); this file only runs them.
+ * before they unload. What each probe means is given as hooks (kret.h:
+ * hooks.c, exit.c); this file only runs them.
  */
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -358,8 +358,9 @@ void kc_kretprobe_status(unsigned int i, struct kc_probe_status *st)
 
 /*
  * Each attached kretprobe holds maxactive instances, used or not (a plain
- * kprobe none), and so does an fprobe before 6.14, in a rethook of its own; from 6.14 an fprobe's
- * returns are kept on the tasks' own stacks, which are the kernel's.
+ * kprobe none), and so does an fprobe before 6.14, in a rethook of its own;
+ * from 6.14 an fprobe's returns are kept on the tasks' own stacks, which
+ * are the kernel's.
  */
 void kc_kretprobes_mem(struct kc_mem *mem)
 {

@@ -19,6 +19,5 @@ config() {
 	esac
 }
 
-attached() { awk -F '\t' -v k="$1" '$1 == "probe" && $3 == k && $5 == "attached" { printf "%s%s", n++ ? "," : "", $4 }' "$D/raw"; }
-insmod "$KVMCHURN_KO" && FLOOR_SYMS=$(attached kretprobe) && FLOOR_PSYMS=$(attached kprobe)
+insmod "$KVMCHURN_KO" && FLOOR_SYMS=$(attached_syms kretprobe) && FLOOR_PSYMS=$(attached_syms kprobe)
 unload

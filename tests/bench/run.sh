@@ -6,7 +6,8 @@
 # with empty handlers: floor/), B (kvmchurn, filter=firecracker), C (filter=*), P and Q
 # (the tracefs peer, filtered and not), S (the seed, the user's copy of
 # kvm_churn_breakdown.bt given by --seed, which kvmchurn does not ship, run by bookworm's
-# bpftrace from a root image on the guest's disk, made once and cached as the kernels are), and where the kernel has fprobe K and L (kvmchurn and the floor with
+# bpftrace from a root image on the guest's disk, made once and cached as the kernels
+# are), and where the kernel has fprobe K and L (kvmchurn and the floor with
 # fprobes=1), in an order reversed every other round so that a linear drift cancels;
 # then the misses of 256 VMs killed at once, and the module's memory against the
 # kernel's numbers. Then short boots of scenarios/60-cpus.sh with nr_cpus=1, nr_cpus=2

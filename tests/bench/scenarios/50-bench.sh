@@ -186,11 +186,10 @@ recorded() {
 echo "# bench peer $([ -e $T/synthetic_events ] && echo synthetic || echo kprobe-only)"
 # the floor's kretprobes, plain kprobes and fprobes: where kvmchurn's attached, one for
 # each of its
-attached() { awk -F '\t' -v k="$1" '$1 == "probe" && $3 == k && $5 == "attached" { printf "%s%s", n++ ? "," : "", $4 }' $D/raw; }
-insmod "$KVMCHURN_KO" && FLOOR_SYMS=$(attached kretprobe) && FLOOR_PSYMS=$(attached kprobe)
+insmod "$KVMCHURN_KO" && FLOOR_SYMS=$(attached_syms kretprobe) && FLOOR_PSYMS=$(attached_syms kprobe)
 unload
 # and with fprobes=1: the symbols by kretprobe (FLOOR_KSYMS) and by fprobe then
-insmod "$KVMCHURN_KO" fprobes=1 && FLOOR_KSYMS=$(attached kretprobe) && FLOOR_FSYMS=$(attached fprobe)
+insmod "$KVMCHURN_KO" fprobes=1 && FLOOR_KSYMS=$(attached_syms kretprobe) && FLOOR_FSYMS=$(attached_syms fprobe)
 unload
 echo "# bench floor $FLOOR_SYMS${FLOOR_FSYMS:+ fprobes $FLOOR_FSYMS}${FLOOR_PSYMS:+ kprobes $FLOOR_PSYMS}"
 EXIT_CONFIGS="A F B C P Q"

@@ -55,6 +55,13 @@ rec() {
 		END { if (!found) print "missing" }' "$D/raw"
 }
 
+# attached_syms KIND: the symbols of the attached probes of KIND (kretprobe, kprobe,
+# fprobe), comma-separated, in raw's order, repeats and all: where the bench's floor
+# attaches its own.
+attached_syms() {
+	awk -F '\t' -v k="$1" '$1 == "probe" && $3 == k && $5 == "attached" { printf "%s%s", n++ ? "," : "", $4 }' "$D/raw"
+}
+
 # val TAG NAME [RAW]: the count of a hist, or the value of a counter.
 val() {
 	awk -F '\t' -v t="$1" -v n="$2" '$1 == t && $2 == n { print $3; found = 1 }
