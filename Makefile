@@ -171,11 +171,11 @@ check: shellcheck check-unit check-prometheus check-build check-vm check-dkms ch
 
 check-quick: shellcheck check-unit check-prometheus check-build
 
-# check on every kernel with every scenario (tests/vm/lib.sh's KC_WIDE_IDS: check runs
+# check on every kernel with every scenario (tests/lib/matrix.sh's KC_WIDE_IDS: check runs
 # all of them on some kernels only, to fit CI's 90 minutes), DKMS in the emulated arm64
-# chroot (tests/dkms/run.sh), and the RT debug kernel.
+# chroot (tests/dkms/tier.sh), and the RT debug kernel.
 check-full:
-	KVMCHURN_FULL=1 $(MAKE) check check-debug-rt
+	FULL=1 $(MAKE) check check-debug-rt
 
 check-unit:
 	$(MAKE) client
@@ -202,20 +202,20 @@ check-prometheus:
 	KVMCHURN_CLIENT=$(CURDIR)/userspace/kvmchurn tests/prometheus/run.sh
 
 check-build:
-	tests/build/run.sh $(KERNELS)
+	tests/build/tier.sh $(KERNELS)
 
 check-vm:
-	tests/vm/run.sh $(KERNELS)
+	tests/vm/tier.sh $(KERNELS)
 
 # DKMS and the Debian packages in chroots of each kernel's release (tests/dkms),
 # then the vm tier with the modules DKMS built.
 check-dkms:
-	tests/dkms/run.sh $(KERNELS)
+	tests/dkms/tier.sh $(KERNELS)
 
 # kvmchurn downtime against live QEMUs: 10 (trixie, in a chroot) migrating, and
 # the host's own (7.2, without the downtime events).
 check-qemu:
-	tests/qemu/run.sh
+	tests/qemu/tier.sh
 
 # kvmchurn on one kernel under QEMU, a churn load and what it shows (tests/demo).
 demo:
@@ -240,17 +240,17 @@ bench-backing:
 
 # Documentation/compatibility.rst, from what the last vm, dkms and debug runs left.
 compatibility:
-	tests/vm/compatibility.sh >Documentation/compatibility.rst.tmp
+	tests/lib/compatibility.sh >Documentation/compatibility.rst.tmp
 	mv Documentation/compatibility.rst.tmp Documentation/compatibility.rst
 
 # The debug kernel (tests/debug): KUnit, KASAN, lockdep, kmemleak, fault scenarios.
 check-debug:
-	tests/debug/run.sh
+	tests/debug/tier.sh
 
 # The same on the debug kernel with PREEMPT_RT (x86_64-debug-rt): not in check, whose
 # time it would push past CI's (a second kernel build and a second tier).
 check-debug-rt:
-	KVMCHURN_DEBUG_ID=x86_64-debug-rt tests/debug/run.sh
+	KVMCHURN_DEBUG_ID=x86_64-debug-rt tests/debug/tier.sh
 
 .PHONY: all module client version cflags products install install-client uninstall clean \
 	clean-userspace style shellcheck check \

@@ -13,8 +13,8 @@
 # under TCG: it moves with the host's load). Knobs: BENCH_VMS (3), BENCH_MIB (2048,
 # at most 3072), BENCH_GUEST_MIB (BENCH_MIB * 2 + 1024), BENCH_CLOCK (icount, wall).
 set -euo pipefail
-# shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../vm/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib/core.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/core.sh"
 
 BENCH_VMS=${BENCH_VMS:-3}
 BENCH_MIB=${BENCH_MIB:-2048}
@@ -24,9 +24,10 @@ BENCH_CLOCK=${BENCH_CLOCK:-icount}
 if ! [[ $BENCH_MIB =~ ^[0-9]+$ ]] || ((BENCH_MIB < 2 || BENCH_MIB > 3072 || BENCH_MIB % 2)); then
 	kc_die "BENCH_MIB=$BENCH_MIB: give an even number of MiB, 2 to 3072 (hugetlb's 2 MiB pages)"
 fi
+KC_ICOUNT=()
 case $BENCH_CLOCK in
-icount) export KVMCHURN_ICOUNT=0 ;;
-wall) unset KVMCHURN_ICOUNT ;;
+icount) KC_ICOUNT=(--icount 0) ;;
+wall) ;;
 *) kc_die "BENCH_CLOCK=$BENCH_CLOCK: icount or wall" ;;
 esac
 
@@ -56,9 +57,8 @@ main() {
 	local conf verdict
 	conf=$(mktemp -d) verdict=$(mktemp)
 	printf 'VMS=%s\nMIB=%s\n' "$BENCH_VMS" "$BENCH_MIB" >"$conf/backing.conf"
-	KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/backing KVMCHURN_GUEST_DIR=$conf \
-		KVMCHURN_VM_MEM=$BENCH_GUEST_MIB KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-3600} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-3600} \
-		"$KC_VM_DIR/run.sh" "${ids[@]}" | tee "$verdict" || rc=$?
+	"$KC_LIB/boot.sh" --scenarios "$KC_TOP/tests/bench/backing" --guest-dir "$conf" "${KC_ICOUNT[@]}" \
+		--mem "$BENCH_GUEST_MIB" --silence 3600 --timeout 3600 --no-verdict "${ids[@]}" | tee "$verdict" || rc=$?
 	rm -rf "$conf"
 	for id in "${ids[@]}"; do
 		log=$(kc_verdict_log "$verdict" "$id")

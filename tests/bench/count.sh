@@ -23,8 +23,8 @@
 # guest's MiB, 3072: room for the VMs alive).
 # Exit status: 1 when a kernel's boot failed (its FAIL line says why; no report for it).
 set -euo pipefail
-# shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../vm/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib/core.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/core.sh"
 # shellcheck source-path=SCRIPTDIR source=mechanism.sh
 . "$KC_TOP/tests/bench/mechanism.sh"
 # shellcheck source-path=SCRIPTDIR source=goals.sh
@@ -84,8 +84,7 @@ main() {
 	list=$(kc_ids "${@:-x86_64-6.1 arm64-6.1}")
 	mapfile -t ids <<<"$list"
 	kc_lock
-	"$KC_VM_DIR/fetch.sh" "${ids[@]}"
-	export KVMCHURN_ICOUNT=0
+	"$KC_LIB/fetch.sh" "${ids[@]}"
 	for id in "${ids[@]}"; do
 		kc_load_env "$id"
 		ok=1 work=$KVMCHURN_CACHE/bench/count-$id
@@ -97,14 +96,13 @@ main() {
 		kc_guest_cc "$work/guest/bin/forkexit" "$KC_TOP/tests/bench/forkexit.c"
 		cp "$KC_TOP/tests/bench/configs.sh" "$work/guest/"
 		printf "COUNT_EXITS=%s\nCOUNT_ALIVE=%s\nCOUNT_MECH='%s'\n" "$COUNT_EXITS" "$COUNT_ALIVE" "$KC_BENCH_MECH" >"$work/guest/bench.conf"
-		KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/count KVMCHURN_GUEST_DIR=$work/guest KVMCHURN_VM_MEM=$COUNT_MEM \
-			KVMCHURN_QEMU_ARGS="-plugin $work/insncount.so,out=$work/counts,arch=$KC_ARCH" \
-			KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-3600} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-7200} \
-			"$KC_VM_DIR/run.sh" "$id" >"$work/verdict" || ok=0
+		"$KC_LIB/boot.sh" --scenarios "$KC_TOP/tests/bench/count" --guest-dir "$work/guest" --icount 0 \
+			--mem "$COUNT_MEM" --qemu-arg -plugin --qemu-arg "$work/insncount.so,out=$work/counts,arch=$KC_ARCH" \
+			--silence 3600 --timeout 7200 --no-verdict "$id" >"$work/verdict" || ok=0
 		grep -v ' passed, ' "$work/verdict" || true
 		((ok)) || { rc=1; continue; }
 		echo "$id $KC_KREL, $(date -u +%Y-%m-%d): every kernel instruction counted, $COUNT_EXITS exits, A F B, V and W with $COUNT_ALIVE VMs alive"
-		# where run.sh built the modules (kc_build_dir)
+		# where boot.sh built the modules (kc_build_dir)
 		kc_count_report "$(kc_verdict_log "$work/verdict" "$id")" "$work/counts" "${KC_CHROOT:-$KVMCHURN_CACHE}/build/vm/$id"
 	done
 	return "$rc"

@@ -21,8 +21,8 @@
 # room for the VMs alive).
 # Exit status: 1 when a kernel's boot failed (its FAIL line says why; no report for it).
 set -euo pipefail
-# shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../vm/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib/core.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/core.sh"
 
 PROFILE_EXITS=${PROFILE_EXITS:-10000}
 PROFILE_PERIOD=${PROFILE_PERIOD:-10007}
@@ -170,9 +170,8 @@ main() {
 	list=$(kc_ids "${@:-x86_64-6.1 arm64-6.1}")
 	mapfile -t ids <<<"$list"
 	kc_lock
-	"$KC_VM_DIR/fetch.sh" "${ids[@]}"
+	"$KC_LIB/fetch.sh" "${ids[@]}"
 	kc_apt_setup
-	export KVMCHURN_ICOUNT=0
 	for id in "${ids[@]}"; do
 		kc_load_env "$id"
 		kc_spec "$id"
@@ -186,8 +185,8 @@ main() {
 		cp "$KC_TOP/tests/bench/configs.sh" "$work/"
 		printf "PROFILE_EXITS=%s\nPROFILE_PERIOD=%s\nPROFILE_ROUNDS=%s\nPROFILE_ALIVE=%s\nPROFILE_ALIVE_EXITS=%s\nPROFILE_MECH='%s'\n" \
 			"$PROFILE_EXITS" "$PROFILE_PERIOD" "$PROFILE_ROUNDS" "$PROFILE_ALIVE" "$PROFILE_ALIVE_EXITS" "$PROFILE_MECH" >"$work/bench.conf"
-		KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/profile KVMCHURN_GUEST_DIR=$work KVMCHURN_VM_MEM=$PROFILE_MEM \
-			KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-3600} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-7200} "$KC_VM_DIR/run.sh" "$id" >"$work/verdict" || ok=0
+		"$KC_LIB/boot.sh" --scenarios "$KC_TOP/tests/bench/profile" --guest-dir "$work" --icount 0 \
+			--mem "$PROFILE_MEM" --silence 3600 --timeout 7200 --no-verdict "$id" >"$work/verdict" || ok=0
 		grep -v ' passed, ' "$work/verdict" || true
 		# a boot that failed has its FAIL line (above: why), and no report
 		((ok)) || { rc=1; continue; }

@@ -29,10 +29,10 @@
 # BENCH_CLOCK (icount, wall), BENCH_ONLY (cpus: only the boots of the memory by CPUs;
 # rounds: only the rounds, no misses, waves, VMs alive or memory, for many rounds).
 set -euo pipefail
-# shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../vm/lib.sh"
-# shellcheck source-path=SCRIPTDIR source=../vm/vmm.sh
-. "$KC_VM_DIR/vmm.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib/core.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/core.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib/vmm.sh
+. "$KC_LIB/vmm.sh"
 # shellcheck source-path=SCRIPTDIR source=goals.sh
 . "$KC_TOP/tests/bench/goals.sh"
 
@@ -144,10 +144,11 @@ main() {
 	list=$(kc_ids "${KC_BENCH_IDS[@]:-x86_64-6.1 arm64-6.1}")
 	mapfile -t ids <<<"$list"
 	kc_lock
-	"$KC_VM_DIR/fetch.sh" "${ids[@]}"
+	"$KC_LIB/fetch.sh" "${ids[@]}"
+	local -a engine=("$KC_LIB/boot.sh" --scenarios "$KC_TOP/tests/bench/scenarios" --mem "$BENCH_MEM" --no-verdict)
 	case $BENCH_CLOCK in
-	icount) export KVMCHURN_ICOUNT=0 ;;
-	wall) unset KVMCHURN_ICOUNT ;;
+	icount) engine+=(--icount 0) ;;
+	wall) ;;
 	*) kc_die "BENCH_CLOCK=$BENCH_CLOCK: icount or wall" ;;
 	esac
 	for id in "${ids[@]}"; do
@@ -168,9 +169,8 @@ main() {
 			"$BENCH_WAVE_MAX" "$BENCH_ALIVE" "$BENCH_ALIVE_ROUNDS" "$BENCH_ONLY" >"$work/bench.conf"
 		if [[ $BENCH_ONLY != cpus ]]; then
 			# the boot's verdict (not ok lines: a scenario step that did not work) stays
-			KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/scenarios KVMCHURN_GUEST_DIR=$work KVMCHURN_DISK=$disk \
-				KVMCHURN_VM_MEM=$BENCH_MEM \
-				KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-7200} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-7200} "$KC_VM_DIR/run.sh" "$id" >"$work/verdict" || rc=1
+			"${engine[@]}" --guest-dir "$work" --disk "$disk" --silence 7200 --timeout 7200 \
+				"$id" >"$work/verdict" || rc=1
 			grep -v ' passed, ' "$work/verdict" || true
 			log=$(kc_verdict_log "$work/verdict" "$id")
 			[[ -n $log ]] || kc_die "$id: the boot named no log (its verdict: $work/verdict)"
@@ -189,8 +189,7 @@ main() {
 		[[ $KC_ARCH != x86_64 ]] || ! kc_bench_before "$KC_KREL" 6.9 || boots+=(possible_cpus=256)
 		for boot in "${boots[@]}"; do
 			# a boot that did not come to its log leaves no line (its verdict says why)
-			KVMCHURN_BOOT=$boot KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/bench/scenarios KVMCHURN_GUEST_DIR=$work \
-				KVMCHURN_VM_MEM=$BENCH_MEM "$KC_VM_DIR/run.sh" "$id" >"$work/verdict-$boot" || rc=1
+			"${engine[@]}" --boot-args "$boot" --guest-dir "$work" "$id" >"$work/verdict-$boot" || rc=1
 			grep -v ' passed, ' "$work/verdict-$boot" || true
 			log=$(kc_verdict_log "$work/verdict-$boot" "$id")
 			[[ -z $log ]] || tr -d '\r' <"$log" | sed -n 's/^# bench cpus //p' >>"$work/cpus"

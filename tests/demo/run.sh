@@ -9,8 +9,8 @@
 # Exit status: 0; 1 when the demo ran and something in it failed; 2 when something it
 # needs is missing here.
 set -euo pipefail
-# shellcheck source-path=SCRIPTDIR source=../vm/lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../vm/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib/core.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/core.sh"
 
 id=${1:-${KERNEL:-x86_64-6.1}}
 id=$(kc_ids "$id")
@@ -49,14 +49,13 @@ mkdir -p "$KVMCHURN_CACHE/logs"
 rm -f "$log"
 verdict=$(mktemp)
 trap 'rm -f "$verdict"' EXIT
-# The vm tier's own run: fetch, build, boot; a hung or failed boot ends with its reason
-# (KVMCHURN_VM_SILENCE: the demo's VMs take seconds, not minutes).
-KVMCHURN_SCENARIO_DIR=$KC_TOP/tests/demo/scenarios KVMCHURN_SCENARIOS='' \
-	KVMCHURN_VM_SILENCE=${KVMCHURN_VM_SILENCE:-300} KVMCHURN_VM_TIMEOUT=${KVMCHURN_VM_TIMEOUT:-900} \
-	KVMCHURN_OUT=$KVMCHURN_CACHE/out/demo "$KC_VM_DIR/run.sh" "$id" >"$verdict" &
+# The core's boot engine: fetch, build, boot; a hung or failed boot ends with its reason
+# (--silence: the demo's VMs take seconds, not minutes). Not a test: no verdict file.
+"$KC_LIB/boot.sh" --scenarios "$KC_TOP/tests/demo/scenarios" --silence 300 --timeout 900 \
+	--out "$KVMCHURN_CACHE/out/demo" --no-verdict "$id" >"$verdict" &
 run=$!
 # the guest's lines for the terminal, while they come: the serial log from the start of
-# the boot (run.sh links it once QEMU starts) until the run ends
+# the boot (boot.sh links it once QEMU starts) until the run ends
 until [[ -e $log ]] || ! kill -0 "$run" 2>/dev/null; do sleep 1; done
 if [[ -e $log ]]; then
 	tail --pid="$run" -n +1 -F "$log" 2>/dev/null | tr -d '\r' |

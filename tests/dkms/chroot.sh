@@ -1,10 +1,10 @@
-# shellcheck shell=bash disable=SC2034 # KC_DKMS_ROOT is read by run.sh
-# Helpers sourced by tests/dkms/run.sh: the chroots of Debian releases in which dkms, the
+# shellcheck shell=bash disable=SC2034 # KC_DKMS_ROOT is read by tier.sh
+# Helpers sourced by tests/dkms/tier.sh: the chroots of Debian releases in which dkms, the
 # kernels' headers and the build tools are really installed with apt. Each test runs in a
-# throwaway overlay of one (tests/vm/chroot.sh), so that a test never leaves anything in
+# throwaway overlay of one (tests/lib/chroot.sh), so that a test never leaves anything in
 # the chroot it started from. Needs root (mount, chroot).
-# shellcheck source-path=SCRIPTDIR source=../vm/chroot.sh
-. "$KC_TOP/tests/vm/chroot.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib/chroot.sh
+. "$KC_TOP/tests/lib/chroot.sh"
 
 KC_DKMS_CACHE=$KVMCHURN_CACHE/dkms
 # What every chroot has, besides minbase: dkms with what it needs to build and sign (gcc,

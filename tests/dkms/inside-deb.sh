@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs inside a throwaway overlay of the bookworm chroot (tests/dkms/run.sh), as root.
+# Runs inside a throwaway overlay of the bookworm chroot (tests/dkms/tier.sh), as root.
 #   inside-deb.sh build     dpkg-buildpackage -us -uc -b in /kvmchurn/src; the .debs land
 #                           in /kvmchurn; their contents are checked
 #   inside-deb.sh install   install both packages, check that DKMS built and installed
@@ -8,7 +8,7 @@
 #                           check that nothing is left
 #   inside-deb.sh install-dkms   the same with kvmchurn-dkms alone (an older release,
 #                           whose libc the client built on bookworm does not fit)
-#   inside-deb.sh service   in a boot of the chroot with systemd as init (run.sh's
+#   inside-deb.sh service   in a boot of the chroot with systemd as init (tier.sh's
 #                           kc_overlay_boot): kvmchurn installed, its timer enabled, the
 #                           textfile that Debian's node_exporter serves, the module not
 #                           loaded and a raw file it cannot read, as systemd and the

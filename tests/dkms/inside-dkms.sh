@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs inside a throwaway overlay of a release's chroot (tests/dkms/run.sh), as root:
+# Runs inside a throwaway overlay of a release's chroot (tests/dkms/tier.sh), as root:
 # DKMS from the working tree for one kernel whose headers are installed as packages.
 #   inside-dkms.sh KREL [once]
 # once: a single build (an emulated arm64 chroot, where a build takes minutes): add,

@@ -3,7 +3,7 @@
 #
 # tap.sh: how every test of kvmchurn reports, in one dialect, as kselftest's
 # ktap_helpers.sh does for the kernel's. Sourced by the guest's scenarios
-# (busybox sh: tests/vm/guest/tap.sh), the chroot scripts of the dkms and qemu
+# (busybox sh: tests/lib/guest/tap.sh), the chroot scripts of the dkms and qemu
 # tiers, and the unit tier (bash); plain POSIX sh.
 #
 #   ok N - NAME                 a test passed

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs inside a throwaway overlay of the trixie chroot with QEMU (tests/qemu/run.sh), as
+# Runs inside a throwaway overlay of the trixie chroot with QEMU (tests/qemu/tier.sh), as
 # root: a live migration between two TCG QEMUs over 127.0.0.1, read by
 # `kvmchurn downtime --follow` while it happens. /kvmchurn/kvmchurn is the client; the
 # logs are left in /kvmchurn/out. One TAP line a check.

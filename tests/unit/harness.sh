@@ -9,7 +9,7 @@
 #                                  reset vector (real mode, EIP)
 #   x86_64-7.x-255cpus-moving.where  vCPUs 0 to 7 of a 255-vCPU boot that only
 #                                  crawled: four of them moved
-# and tests/vm/compat-branches.tsv, the audit of module/compat.h's branches that
+# and tests/lib/compatibility/branches.tsv, the audit of module/compat.h's branches that
 # compatibility.sh prints, against compat.h's own versions.
 #
 # One TAP line a test (tests/lib/tap.sh), then "harness: N passed, N failed".
@@ -19,8 +19,10 @@ export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$here/lib.sh"
-# shellcheck source=tests/vm/lib.sh
-. "$here/../vm/lib.sh"
+# shellcheck source=tests/lib/core.sh
+. "$here/../lib/core.sh"
+# shellcheck source=tests/lib/watch.sh
+. "$here/../lib/watch.sh"
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 fix=$here/../fixtures/hang
@@ -49,7 +51,7 @@ spins "the last vCPU moving in the last sample is not a spin" "$tmp/last-moved" 
 # compat-branches.tsv (Documentation/compatibility.rst's audit of compat.h): every version
 # compat.h tests is a side's from= or below= (a side may also flip where compat.h asks
 # the kernel itself, as vcpu_has_run_once at 5.16)
-tsv=$here/../vm/compat-branches.tsv
+tsv=$here/../lib/compatibility/branches.tsv
 versions() { sed -nE 's/.*KERNEL_VERSION\(([0-9]+), ([0-9]+), 0\).*/\1.\2/p' "$here/../../module/compat.h" | sort -u; }
 flips() { grep -v '^#' "$tsv" | cut -f3 | grep -oE '(from|below)=[0-9.]+' | cut -d= -f2 | sort -u; }
 want_eq "versions compat.h tests that compat-branches.tsv lacks" "" "$(comm -23 <(versions) <(flips) | tr '\n' ' ')"
@@ -77,7 +79,7 @@ want_eq "in place" "$tmp/cache/kernels/x86_64-6.1/root/usr/src/linux-headers||$t
 want_eq "not fetched" "" "$(envof arm64-6.1)"
 finish "a kernel's env in a cache moved elsewhere names the new folder"
 
-# kc_verdict_log: the boot's own log, from run.sh's output, per kernel; not a build's
+# kc_verdict_log: the boot's own log, from boot.sh's output, per kernel; not a build's
 # log, not another kernel's whose id begins the same
 cat >"$tmp/verdict" <<'EOF2'
 [12:00:00] arm64-6.1: built and packed (20 s), booting 6.1.0-57-arm64 on QEMU 7.2.22 (host)
@@ -92,6 +94,63 @@ want_eq "arm64-6.1" /c/logs/arm64-6.1-20261206-172715.log "$(kc_verdict_log "$tm
 want_eq "arm64-6.12" /c/logs/arm64-6.12-20261206-180000.log "$(kc_verdict_log "$tmp/verdict" arm64-6.12)"
 want_eq "arm64-6.1-cloud (only a build log)" "" "$(kc_verdict_log "$tmp/verdict" arm64-6.1-cloud)"
 want_eq "x86_64-6.1 (not there)" "" "$(kc_verdict_log "$tmp/verdict" x86_64-6.1)"
-finish "a boot's log is the one run.sh named for that kernel"
+finish "a boot's log is the one boot.sh named for that kernel"
+
+# the core's entry points: --help, and every kind of bad input refused with exit 2
+# before anything runs
+lib=$here/../lib
+refused() {	# WHAT MESSAGE-REGEX ENTRY ARG...
+	local what=$1 re=$2 rc=0
+	shift 2
+	KVMCHURN_CACHE=$tmp/cache "$@" >"$tmp/out" 2>&1 || rc=$?
+	want_eq "$what: status" 2 "$rc"
+	grep -Eq -- "$re" "$tmp/out" || problems+=("$what: no line matching '$re' in: $(head -n 2 "$tmp/out")")
+}
+for e in boot.sh fetch.sh compile.sh; do
+	rc=0
+	KVMCHURN_CACHE=$tmp/cache "$lib/$e" --help >"$tmp/out" 2>&1 || rc=$?
+	want_eq "$e --help: status" 0 "$rc"
+	grep -q "^usage: tests/lib/$e " "$tmp/out" || problems+=("$e --help: no usage line")
+	refused "$e --bogus" "^$e: unknown option --bogus\$" "$lib/$e" --bogus
+done
+refused "an option without its value" '^boot.sh: --only needs a value$' "$lib/boot.sh" --only
+refused "no such scenario folder" '^boot.sh: --scenarios /nonexistent: no such folder$' "$lib/boot.sh" --scenarios /nonexistent
+refused "no such guest folder" '^boot.sh: --guest-dir /nonexistent: no such folder$' "$lib/boot.sh" --guest-dir /nonexistent
+refused "no such disk" '^boot.sh: --disk /nonexistent: no such file$' "$lib/boot.sh" --disk /nonexistent
+for bad in "--vms 0" "--vms 10000" "--vms x" "--icount 11" "--icount -1" "--mem 99" "--mem 1000000" \
+	"--smp 0" "--smp 2,max=4" "--silence 0" "--boot-silence 1.5" "--timeout ''"; do
+	eval "set -- $bad"
+	refused "boot.sh $bad" "^boot.sh: $1 .*: not a valid value \\(--help\\)\$" "$lib/boot.sh" "$@"
+done
+refused "an unknown kernel id" "unknown kernel id 'x86_64-2.6'" "$lib/boot.sh" x86_64-2.6
+finish "the core's entry points print --help and refuse bad input with status 2"
+
+# judge.awk: what a serial log says of its scenarios, counted only inside their blocks
+cat >"$tmp/serial" <<'EOF2'
+[    1.000000] ok 1 - a kernel line is never counted
+@@KVMCHURN BEGIN init
+ok 1 - init
+@@KVMCHURN END init rc=0 cpus=2 secs=1
+@@KVMCHURN BEGIN 00-boot.sh
+ok 1 - one
+not ok 2 - two
+@@KVMCHURN FILE-DATA x ok 3 - a file line
+# KUnit: 3 passed, 0 failed, 0 skipped
+ok 3 - three
+@@KVMCHURN END 00-boot.sh rc=1 cpus=2 secs=7
+ok 9 - between blocks, not counted
+@@KVMCHURN BEGIN 30-metrics.sh
+ok 1 - cut short
+EOF2
+printf '%s\n' "notok 00-boot.sh: not ok 2 - two" "kunit KUnit: 3 passed, 0 failed, 0 skipped" \
+	"scen init 1 0 0 2 1" "scen 00-boot.sh 2 1 1 2 7" "scen 30-metrics.sh 1 0 none ? ?" "scen 90-dmesg.sh 0 0 none ? ?" \
+	"reason 00-boot.sh exited 1" "reason no end marker for 30-metrics.sh" "reason no end marker for 90-dmesg.sh" \
+	"reason no final marker" "ok 4" "nok 1" "cpus 2" >"$tmp/judged.want"
+awk -v names="init 00-boot.sh 30-metrics.sh 90-dmesg.sh" -f "$lib/judge.awk" "$tmp/serial" >"$tmp/judged"
+want_eq "a log cut short" "$(cat "$tmp/judged.want")" "$(cat "$tmp/judged")"
+printf '@@KVMCHURN BEGIN init\r\nok 1 - init\r\n@@KVMCHURN END init rc=0\r\n@@KVMCHURN DONE\r\n' >"$tmp/serial"
+awk -v names="init" -f "$lib/judge.awk" "$tmp/serial" >"$tmp/judged"
+want_eq "a whole log, CRLF" "$(printf '%s\n' "scen init 1 0 0 ? ?" "ok 1" "nok 0" "cpus 0")" "$(cat "$tmp/judged")"
+finish "judge.awk counts a scenario's lines only inside its block, and says what is missing"
 
 done_suite harness

@@ -6,7 +6,7 @@
 # from two raw snapshots, printed as "# backing KIND MIB VMS exit_mmap SUM COUNT
 # kvm_destroy_vm SUM COUNT" for tests/bench/backing.sh. /kvmchurn/backing.conf
 # sets VMS and MIB. A backing the kernel lacks is said so. Busybox sh.
-# shellcheck source=../../vm/guest/tap.sh
+# shellcheck source=../../lib/guest/tap.sh
 . /kvmchurn/tap.sh
 # shellcheck source=/dev/null
 . /kvmchurn/backing.conf

@@ -10,7 +10,7 @@
 # ones: once a forkexit fails, not knowing how many it set, nothing more is
 # counted. Before each run the symbols of the classes are printed (syms).
 # "# count run CFG MARK EXITS NS" says which mark ends CFG's exits.
-# shellcheck source=../../vm/guest/tap.sh
+# shellcheck source=../../lib/guest/tap.sh
 . /kvmchurn/tap.sh
 . /kvmchurn/bench.conf # COUNT_EXITS COUNT_ALIVE COUNT_MECH
 # shellcheck source=../configs.sh

@@ -23,7 +23,7 @@
 # One "# profile CFG SAMPLES PARENT SYMBOL" line a (first matching frame,
 # sampled symbol) pair, "# profile CFG plain NS" for the exit without perf;
 # tests/bench/profile.sh adds them up.
-# shellcheck source=../../vm/guest/tap.sh
+# shellcheck source=../../lib/guest/tap.sh
 . /kvmchurn/tap.sh
 . /kvmchurn/bench.conf # PROFILE_EXITS PROFILE_PERIOD PROFILE_ROUNDS PROFILE_ALIVE PROFILE_ALIVE_EXITS PROFILE_MECH
 # shellcheck source=../configs.sh

@@ -36,7 +36,7 @@
 # together, by maxactive) and the memory the module holds
 # against what the kernel reports. One "# bench ..." line a measurement;
 # tests/bench/run.sh makes the report. Busybox sh.
-# shellcheck source=../../vm/guest/tap.sh
+# shellcheck source=../../lib/guest/tap.sh
 . /kvmchurn/tap.sh
 # shellcheck source=/dev/null
 . /kvmchurn/config # KVMCHURN_VMM_MODULES: what mounts the seed's root

@@ -9,7 +9,7 @@
 # boot: nr_cpus=1
 # boot: nr_cpus=2
 # boot: possible_cpus=256
-# shellcheck source=../../vm/guest/tap.sh
+# shellcheck source=../../lib/guest/tap.sh
 . /kvmchurn/tap.sh
 
 percpu() { awk '$1 == "Percpu:" { print $2 * 1024 }' /proc/meminfo; }

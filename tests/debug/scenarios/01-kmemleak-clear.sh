@@ -2,7 +2,7 @@
 # 01-kmemleak-clear (debug kernel): before any kvmchurn code is loaded, scan
 # and forget what kmemleak suspects from boot, so that 85-fault-kmemleak sees
 # only what came after.
-# shellcheck source=../../vm/guest/tap.sh
+# shellcheck source=../../lib/guest/tap.sh
 . /kvmchurn/tap.sh
 K=/sys/kernel/debug/kmemleak
 check "kmemleak is on" [ -w $K ]

@@ -17,10 +17,10 @@
 #  - the module parameters filter, enable and reset, writable at run time,
 #    control the module here, with the same validation as the debugfs files,
 #    and the client's controls write them, saying so on stderr.
-# tests/debug/run.sh boots it alone, with the words of the next line on the
-# kernel's command line (tests/vm/run.sh's KVMCHURN_BOOT).
+# tests/debug/tier.sh boots it alone, with the words of the next line on the
+# kernel's command line (tests/lib/boot.sh's --boot-args).
 # boot: lockdown=integrity
-# shellcheck source=../../vm/guest/tap.sh
+# shellcheck source=../../lib/guest/tap.sh
 . /kvmchurn/tap.sh
 P=/sys/module/kvmchurn/parameters
 SEC=/sys/kernel/security

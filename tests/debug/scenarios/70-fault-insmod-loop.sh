@@ -4,7 +4,7 @@
 # under KASAN and lockdep) while a -j 4 load creates and kills VMs without
 # pause; while loaded, every file is read. Every insmod and rmmod succeeds, the load loses no VM,
 # and the kernel's detectors stay silent (the host reads the log).
-# shellcheck source=../../vm/guest/tap.sh
+# shellcheck source=../../lib/guest/tap.sh
 . /kvmchurn/tap.sh
 ROUNDS=10
 

@@ -4,7 +4,7 @@
 # evictions are counted (checks flags the drops), and nothing else breaks:
 # what needs no pairing is still exact, no count exceeds what happened, every
 # VM is either finished or evicted, and both tables are empty again at rest.
-# shellcheck source=../../vm/guest/tap.sh
+# shellcheck source=../../lib/guest/tap.sh
 . /kvmchurn/tap.sh
 N=50
 IRQFDS=8

@@ -6,7 +6,7 @@
 # by checks; nothing else breaks (a missed kvm_vm_release, or destroy uevent,
 # leaves its VM's mark in the pairing table until it ages out, and no other
 # entry is left).
-# shellcheck source=../../vm/guest/tap.sh
+# shellcheck source=../../lib/guest/tap.sh
 . /kvmchurn/tap.sh
 N=100
 LOAD="-n $N -j 8 --vcpus 2 --irqfds 8 --mem 16 --end kill"

@@ -7,7 +7,7 @@
 # Every write is refused with EINVAL and changes nothing (ctlfuzz reads filter
 # and enable after each); the load's counts stay exact; the kernel's detectors
 # stay silent (the host reads the log).
-# shellcheck source=../../vm/guest/tap.sh
+# shellcheck source=../../lib/guest/tap.sh
 . /kvmchurn/tap.sh
 N=40
 FUZZ=1500

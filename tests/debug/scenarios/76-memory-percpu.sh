@@ -12,7 +12,7 @@
 # clean try): the first clean try that agrees with the module passes; three
 # clean tries that disagree fail, as do eight tries of which none was clean (the
 # module kept something). Busybox sh; leaves the module unloaded.
-# shellcheck source=../../vm/guest/tap.sh
+# shellcheck source=../../lib/guest/tap.sh
 . /kvmchurn/tap.sh
 S=/sys/kernel/debug/percpu_stats
 

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# compile.sh [ID...]: the build tier's test, and the debug tier's build step. Builds kvmchurn.ko, and make bench's floor module
+# (tests/bench/floor), against each kernel of the matrix (fetched by tests/lib/fetch.sh)
+# with W=1 C=1 (arm64 with the cross compiler, 7.x in the trixie chroot) and fails a
+# kernel on any compiler, sparse or modpost warning or error.
+# Ids: arguments, else $KERNELS, else all. Build logs: $KVMCHURN_CACHE/logs/<id>-build.log.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=core.sh
+. "$(dirname "${BASH_SOURCE[0]}")/core.sh"
+
+# kc_build_target ID TARGET KO DIR LOG: make TARGET with W=1 C=1 and judge it. KO is the
+# module it must leave, DIR the folder (module or tests/kunit) whose files sparse must
+# have checked. When not clean: prints what is wrong, the last line a summary; returns 1.
+kc_build_target() {
+	local id=$1 target=$2 ko=$3 dir=$4 log=$5 warnings n unchecked
+	if ! kc_build "$id" build "$log" "$target" W=1 C=1 ${KC_CHECK:+"CHECK=$KC_CHECK"} ||
+		[[ ! -f $KC_BUILD_DIR/$ko ]]; then
+		grep -iE '(warning|error)' "$log" | head -n 30 | sed 's/^/    /' || tail -n 20 "$log" | sed 's/^/    /'
+		echo "build of $ko failed (log: $log)"
+		return 1
+	fi
+	# gcc and sparse say "warning:"/"error:", modpost "WARNING: modpost:"
+	warnings=$(grep -iE '(warning|error):' "$log" || true)
+	if [[ -n $warnings ]]; then
+		n=$(wc -l <<<"$warnings")
+		head -n 30 <<<"$warnings" | sed 's/^/    /'
+		echo "$ko: $n warning lines (log: $log)"
+		return 1
+	fi
+	# C=1 must have checked every file it compiled. Kernels from 6.19 on turn it off, with
+	# only a make message, when scripts/checker-valid.sh does not vouch for the sparse.
+	# (what kbuild generates, *.mod.c and .module-common.c, is not ours to check)
+	unchecked=$(comm -23 <(sed -nE "s#^ +CC \[M\] +(.*/)?($dir/[^ .][^ ]*)\.o\$#\2.c#p" "$log" | grep -v '\.mod\.c$' | sort) \
+		<(sed -nE "s#^ +CHECK +(.*/)?($dir/[^ ]+\.c)\$#\2#p" "$log" | sort))
+	if [[ -n $unchecked ]] || ! grep -qE '^ +CHECK +' "$log"; then
+		grep -E 'not available or not up to date|checker-valid' "$log" | sed 's/^/    /' || true
+		unchecked=${unchecked//$'\n'/ }
+		echo "$ko: C=1 but sparse did not check ${unchecked:-anything} (log: $log)"
+		return 1
+	fi
+}
+
+kc_build_one() {
+	local id=$1 log t0 why
+	kc_load_env "$id" || { echo "FAIL $id: not fetched"; return "$KC_FAIL"; }
+	kc_spec "$id" # KC_CHECK: the sparse this kernel needs, if not the host's
+	mkdir -p "$KVMCHURN_CACHE/logs"
+	log=$KVMCHURN_CACHE/logs/$id-build.log
+	t0=$SECONDS
+	local what="no warnings, sparse run (module and bench floor)"
+	if ! why=$(kc_build_target "$id" module kvmchurn.ko module "$log"); then
+		:
+	elif ! why=$(kc_build_target "$id" bench-floor tests/bench/floor/kvmchurn_floor.ko tests/bench/floor "$log.floor"); then
+		:
+	elif [[ $id == "$KC_DEBUG_ID" ]]; then
+		# the debug kernel has KUnit: its suites must build as cleanly
+		what+="; KUnit suites too"
+		why=$(kc_build_target "$id" kunit tests/kunit/kvmchurn_test.ko tests/kunit "$log.kunit") || :
+	fi
+	# a kernel without kretprobes or debugfs: compat.h must stop the build and say why
+	# (the option undefined after autoconf.h; chroot kernels' paths are the chroot's)
+	if [[ -z $why && -z $KC_CHROOT ]]; then
+		local cfg undef
+		for cfg in CONFIG_KRETPROBES CONFIG_DEBUG_FS; do
+			undef=$KVMCHURN_CACHE/build/undef-$cfg.h
+			mkdir -p "${undef%/*}"
+			printf '#undef %s\n' "$cfg" >"$undef"
+			if kc_build "$id" build "$log.no-$cfg" module KCFLAGS="-include $undef" ||
+				! grep -q 'error: #error "kvmchurn needs a kernel built with CONFIG_KRETPROBES and CONFIG_DEBUG_FS"' "$log.no-$cfg"; then
+				why="a build without $cfg did not stop with compat.h's message (log: $log.no-$cfg)"
+				break
+			fi
+		done
+		[[ -n $why ]] || what+="; without kretprobes or debugfs it refuses to build"
+	fi
+	if [[ -n $why ]]; then
+		sed '$d' <<<"$why"
+		echo "FAIL $id $KC_KREL: $(tail -n1 <<<"$why") ($((SECONDS - t0)) s)"
+		return "$KC_FAIL"
+	fi
+	echo "PASS $id $KC_KREL: $what ($((SECONDS - t0)) s)"
+}
+
+kc_ids_only "usage: tests/lib/compile.sh [ID...]   (ids: $KC_ALL_IDS $KC_OPTIN_IDS $KC_DEBUG_ID;
+       none: \$KERNELS, else the default matrix)" "$@"
+kc_run_tier kc_build_one "$@"

@@ -1,0 +1,114 @@
+# shellcheck shell=bash disable=SC2034 # the variables set here are read by the sourcing scripts
+# The kernel matrix (sourced by core.sh): which kernels there are, what each one is
+# (series, flavour, suites, compiler, QEMU's CPU), and how deep make check goes on each.
+
+# The default matrix: Debian's generic kernels of each series, and the flavours fleets run.
+KC_ALL_IDS="x86_64-5.10 x86_64-6.1 x86_64-6.12 x86_64-7.x arm64-5.10 arm64-6.1 arm64-6.12 arm64-7.x"
+KC_ALL_IDS+=" x86_64-6.12-rt arm64-6.12-rt arm64-6.1-cloud"
+# Known, but only when asked for by name: x86_64-6.12-cloud (bookworm-security's build;
+# bookworm-backports' 6.12.95 cloud image double-faults under TCG before any module is
+# loaded, tests/vm/README.md), kept out of the default to hold CI's time.
+KC_OPTIN_IDS="x86_64-6.12-cloud"
+# How deep `make check` goes on each kernel: CI has 90 minutes on 2 cores, and a kernel
+# takes 4 to 10 minutes there with every scenario (tests/vm/README.md). Every scenario on
+# the ids of KC_WIDE_IDS: Debian 12's x86_64 kernel and the newest arm64 one. On the
+# others, KC_CORE_SCENARIOS: what depends on the kernel (every probe attaches where it
+# should and counts a churn exactly, against tracefs; the parameters under lockdown; a
+# clean log). Left out there is what runs the same module code on every kernel (the
+# client's load modes, backings, a module loaded before kvm, QEMU as the VMM, reclaim,
+# the controls, the readers, memory): make check-full (FULL=1) runs it on every
+# kernel too.
+# SCENARIOS chooses for every id instead.
+KC_WIDE_IDS="x86_64-6.1 arm64-7.x"
+# The dkms tier's ids that only make check-full (or asking by name) runs: the emulated
+# arm64 chroot costs a cold cache 10 minutes (tests/dkms/tier.sh, compatibility.sh).
+KC_DKMS_FULL_ONLY="arm64-6.1"
+KC_CORE_SCENARIOS="00-* 10-* 30-* 90-* 95-*"
+# The debug kernels: every scenario of their own (tests/debug/scenarios) and each of the
+# vm tier's that runs module code the others do not. Not 20-load-modes and 35-backing
+# (the client's end modes and the guest's backings take 30-metrics' probe paths again)
+# nor 60-control (its writes are 74-fault-fuzz-controls', 95's and 68-lockdown's, its
+# rmmod under load 70-fault-insmod-loop's), nor 55-teardown (every traced VM's teardown
+# is partitioned, in 10's and 30's churns too; 55 times it against tracefs, in a boot of
+# its own): a VM is ten times as slow there.
+KC_DEBUG_SCENARIOS="0* 10-* 30-* 4* 50-* 62-* 65-* 68-* 7* 8* 9*"
+# The debug kernel we build ourselves (tests/debug): asked for by name, never by default.
+# KVMCHURN_DEBUG_ID=x86_64-debug-rt: the same with PREEMPT_RT (make check-debug-rt).
+KC_DEBUG_ID=${KVMCHURN_DEBUG_ID:-x86_64-debug}
+# Modules of the guest kernel that scenarios load themselves, with their parameters
+# (fetch.sh and tests/lib/debug-kernel/build.sh copy them to kernels/<id>/modules/, env's
+# KC_EXTRA_MODULES): brd, the RAM disk whose page cache 50-reclaim reclaims.
+KC_EXTRA_WANT="brd"
+# Modules the guest needs to run Debian's QEMU as a VMM (tests/lib/vmm.sh), and the VMs of
+# that QEMU to boot with a virtio disk: the disk of the VMM's root, and its file system.
+KC_VMM_WANT="virtio_pci virtio_blk squashfs"
+
+# kc_ids [ID...]: the ids asked for (arguments, else $KERNELS, else all), one a line.
+# Ids may be separated by spaces or commas; an unknown one exits 2.
+kc_ids() {
+	local list=${*:-${KERNELS:-}} ids id
+	read -r -a ids <<<"${list//,/ }"
+	((${#ids[@]})) || read -r -a ids <<<"$KC_ALL_IDS"
+	for id in "${ids[@]}"; do
+		case " $KC_ALL_IDS $KC_OPTIN_IDS $KC_DEBUG_ID " in
+		*" $id "*) printf '%s\n' "$id" ;;
+		*) kc_log "error: unknown kernel id '$id' (known: $KC_ALL_IDS $KC_OPTIN_IDS $KC_DEBUG_ID)"
+			exit 2 ;; # a usage error
+		esac
+	done
+}
+
+# kc_depth ID: the scenario globs `make check` runs on ID (KC_WIDE_IDS), none for every one.
+kc_depth() {
+	[[ -z ${FULL:-} && " $KC_WIDE_IDS " != *" $1 "* ]] || return 0
+	case $1 in
+	x86_64-debug | x86_64-debug-rt) echo "$KC_DEBUG_SCENARIOS" ;;
+	*) echo "$KC_CORE_SCENARIOS" ;;
+	esac
+}
+
+# kc_spec ID: what the matrix says about one kernel. An id is ARCH-SERIES[-FLAVOUR]; the
+# ABI pattern matches the part of the package names between "linux-headers-" and
+# "-<flavour>" (KC_FLAVOUR: rt-amd64, cloud-arm64, ..., the Debian architecture alone for
+# the generic kernels); the newest one wins. KC_COMMON is the suffix of the headers that
+# every flavour of an ABI shares (RT has its own). KC_QEMU_CPU is QEMU's -cpu for it.
+# KC_CHECK, when set, is the sparse that C=1 must use instead of the host's.
+kc_spec() {
+	KC_ID=$1
+	KC_CC='' KC_USE_CHROOT=0 KC_CHECK='' KC_COMMON=common
+	local series=${1#*-} flavour=''
+	case $KC_ID in
+	x86_64-*) KC_ARCH=x86_64 KC_DEBARCH=amd64 KC_QEMU_CPU=max ;;
+	arm64-*) KC_ARCH=arm64 KC_DEBARCH=arm64 KC_QEMU_CPU=max,pauth-impdef=on ;;
+	*) kc_die "no spec for '$KC_ID'" ;;
+	esac
+	case $series in
+	*-rt | *-cloud) flavour=${series##*-} series=${series%-*} ;;
+	esac
+	KC_FLAVOUR=${flavour:+$flavour-}$KC_DEBARCH
+	case $flavour in
+	rt) # RT headers do not share -common with the other flavours
+		KC_COMMON=common-rt
+		# x86 RT kvm wants a constant TSC ("RT requires X86_FEATURE_CONSTANT_TSC"), a bit
+		# TCG filters out of -cpu max unless forced
+		[[ $KC_ARCH != x86_64 ]] || KC_QEMU_CPU=max,+invtsc,x-force-features=on ;;
+	esac
+	case $KC_ARCH-$series in
+	*-5.10) # the headers name gcc-10 (aarch64-linux-gnu-gcc-10), which bookworm lacks
+		KC_SUITES="bullseye bullseye-security" KC_ABI_RE='5\.10\.0-[0-9]+' KC_CC=gcc
+		[[ $KC_ARCH != arm64 ]] || KC_CC=aarch64-linux-gnu-gcc ;;
+	*-6.1) KC_SUITES="bookworm bookworm-security" KC_ABI_RE='6\.1\.0-[0-9]+' ;;
+	x86_64-6.12) KC_SUITES="bookworm-backports" KC_ABI_RE='6\.12\.[0-9]+\+deb12(\.[0-9]+)?'
+		# bookworm-backports' cloud build double-faults under TCG (tests/vm/README.md)
+		[[ $flavour != cloud ]] || KC_SUITES="bookworm-security" ;;
+	arm64-6.12) KC_SUITES="bookworm-security" KC_ABI_RE='6\.12\.[0-9]+\+deb12(\.[0-9]+)?' ;;
+	*-7.x) # gcc-14 and glibc 2.38+ tools: built inside a trixie chroot. Its headers use
+		# __typeof_unqual__, which only sid's sparse knows (Debian's others are 0.6.4)
+		KC_SUITES="trixie-backports" KC_ABI_RE='7\.[0-9]+\.[0-9]+\+deb13(\.[0-9]+)?' KC_USE_CHROOT=1
+		KC_CHECK=$KC_SID_SPARSE ;;
+	x86_64-debug) # x86_64-debug and x86_64-debug-rt (series debug, flavour rt): built
+		# from linux-source by tests/lib/debug-kernel/build.sh, not downloaded
+		KC_SUITES="bookworm-security bookworm-backports" KC_ABI_RE='' ;;
+	*) kc_die "no spec for '$KC_ID'" ;;
+	esac
+}
