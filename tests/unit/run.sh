@@ -188,7 +188,8 @@ fake() {
 	rc=$?
 }
 
-fake_tests() {
+# fake-json, fake-end-*: a run's JSON, all of it, and each way its VMs can end.
+fake_output_tests() {
 	local end
 
 	fake -- -n 6 -j 3 --json
@@ -218,9 +219,13 @@ fake_tests() {
 	want_rc 0
 	want_grep out '^teardown: +p50 .* \(SIGTERM to reaped\)$'
 	finish fake-end-term-default
+}
+
+# fake-backing-*: each --backing, and a --mem-file too short or missing.
+fake_backing_tests() {
+	local backing
 
 	# --backing: each kind maps and touches the guest memory its own way
-	local backing
 	for backing in anon thp memfd; do
 		fake -- -n 3 -j 3 --run --backing "$backing" --json
 		want_rc 0
@@ -261,7 +266,10 @@ fake_tests() {
 	fi
 	want_no_process "$comm"
 	finish fake-backing-hugetlb
+}
 
+# fake-kill-after-*: --kill-after's SIGKILL, when it is needed and when not.
+fake_kill_after_tests() {
 	# --kill-after: VMs that ignore SIGTERM all end by the SIGKILL, a grace later
 	fake -- -n 4 -j 2 --end term --ignore-term --kill-after 1
 	want_rc 0
@@ -283,7 +291,10 @@ fake_tests() {
 	want_grep out '"started":4,"completed":4,"failed":0,"aborted":0,"interrupted":false,"waves":null,"killed_after":0,'
 	want_no_process "$comm"
 	finish fake-kill-after-unused
+}
 
+# fake-together-*: --together's waves, and a wave that waits for a hung VM.
+fake_together_tests() {
 	# --together: waves of -j (the first VM starts alone, then waits for its wave)
 	fake -- -n 7 -j 3 --together --json
 	want_rc 0
@@ -322,7 +333,10 @@ fake_tests() {
 	want_grep out '^waves: +1 '
 	want_no_process "$comm"
 	finish fake-together-wait
+}
 
+# fake-seconds, then failures: counted and reported, or fatal at the first.
+fake_failure_tests() {
 	fake -- -t 1 -j 2
 	want_rc 0
 	want_grep out '^VMs: +[1-9][0-9]* started, [1-9][0-9]* completed, 0 failed$'
@@ -349,7 +363,10 @@ fake_tests() {
 	want_grep out '^VMs: +3 started, 2 completed, 1 failed$'
 	want_no_process "$comm"
 	finish fake-timeout
+}
 
+# fake-sigint: an interrupted run leaves no VM behind and still sums up.
+fake_sigint_test() {
 	# SIGINT: the client kills and reaps its VMs, then sums up.
 	: >"$tmp/counter"
 	env LD_PRELOAD="$fakekvm" FAKEKVM_DEV="$tmp/kvm" FAKEKVM_HANG=KVM_RUN \
@@ -367,6 +384,16 @@ fake_tests() {
 	want_grep out '^VMs: +2 started, 1 completed, 0 failed, 1 aborted \(interrupted by SIGINT\)$'
 	want_no_process "$comm"
 	finish fake-sigint
+}
+
+# The tests against the fake /dev/kvm, kind by kind, in the order they report.
+fake_tests() {
+	fake_output_tests
+	fake_backing_tests
+	fake_kill_after_tests
+	fake_together_tests
+	fake_failure_tests
+	fake_sigint_test
 }
 
 touch "$tmp/kvm"
