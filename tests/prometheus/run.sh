@@ -127,15 +127,10 @@ report() {
 	fi
 }
 
-tier() {
-	local hosts=() dirs=() ports=() free=() d h i n rc prometheus node_exporter promtool
-	tmp=$(mktemp -d)
-	trap cleanup EXIT
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
-	prometheus=$(command -v prometheus) node_exporter=$(command -v prometheus-node-exporter || command -v node_exporter)
-	promtool=$(command -v promtool)
-	for n in "prometheus:$prometheus" "prometheus-node-exporter:$node_exporter" "promtool:$promtool" "python3:$python"; do
+# tier_needs PROMETHEUS NODE_EXPORTER PROMTOOL: their versions, or not ok if one is missing.
+tier_needs() {
+	local n
+	for n in "prometheus:$1" "prometheus-node-exporter:$2" "promtool:$3" "python3:$python"; do
 		[[ -n ${n#*:} ]] && continue
 		tap_not_ok "${n%%:*} installed"
 		tap_diag "apt-get install prometheus prometheus-node-exporter python3 (.ci/run does)"
@@ -146,15 +141,12 @@ tier() {
 		tap_diag "make client (make check-prometheus builds it)"
 		return 1
 	fi
-	echo "# $("$prometheus" --version 2>&1 | head -n1); $("$node_exporter" --version 2>&1 | head -n1)"
+	echo "# $("$1" --version 2>&1 | head -n1); $("$2" --version 2>&1 | head -n1)"
+}
 
-	# ---- the examples, by promtool ------------------------------------------------
-	check "promtool check rules examples/prometheus/kvmchurn.rules.yml" \
-		"$promtool" check rules "$examples/kvmchurn.rules.yml"
-	check "promtool test rules examples/prometheus/kvmchurn.rules.test.yml" \
-		"$promtool" test rules "$examples/kvmchurn.rules.test.yml"
-
-	# ---- the hosts: a textfile folder and a node_exporter each --------------------
+# export_hosts: a textfile folder a capture, listed in tier's hosts and dirs.
+export_hosts() {
+	local d h
 	for d in "$fixtures"/*/ "$fixtures/hand/known/"; do
 		[[ -f $d/raw ]] || continue
 		h=${d%/}
@@ -167,16 +159,11 @@ tier() {
 	done
 	((${#hosts[@]} >= 2)) || { tap_not_ok "two captures or more in tests/fixtures"; return 1; }
 	tap_ok "${#hosts[@]} captures exported: ${hosts[*]}"
-	# the host without the module: what kvmchurn-export.service's command leaves there
-	mkdir -p "$tmp/tf/no-module" "$tmp/empty"
-	KVMCHURN_EXPORT_DIR=$tmp/empty KVMCHURN_EXPORT_FILE=$tmp/tf/no-module/kvmchurn.prom \
-		check "no-module: systemd/export-textfile writes kvmchurn_up 0" \
-		"$top/systemd/export-textfile" "$client"
+}
 
-	# a port each, and Prometheus'
-	mapfile -t free < <(prompy ports $((${#hosts[@]} + 2)))
-	((${#free[@]} == ${#hosts[@]} + 2)) || { tap_not_ok "free ports on 127.0.0.1"; return 1; }
-	local targets=() errs=() fetch=()
+# serve_nodes NODE_EXPORTER PORT...: a node_exporter a host (tier's ports and targets).
+serve_nodes() {
+	local node_exporter=$1 free=("${@:2}") h i
 	for h in "${hosts[@]}" no-module; do
 		i=${#ports[@]}
 		if ! serve "node_exporter $h" "$tmp/node-exporter-${h//\//-}.log" "${free[i]}" "$node_exporter" \
@@ -187,7 +174,14 @@ tier() {
 		fi
 		ports+=("$port")
 		targets+=("127.0.0.1:$port")
-		fetch+=("$tmp/metrics.$i=http://127.0.0.1:$port/metrics")
+	done
+}
+
+# test_textfiles: each node_exporter serves its host's textfile, read without error.
+test_textfiles() {
+	local errs=() fetch=() h i
+	for i in "${!ports[@]}"; do
+		fetch+=("$tmp/metrics.$i=http://127.0.0.1:${ports[i]}/metrics")
 	done
 	prompy fetch "${fetch[@]}" >"$tmp/out" 2>&1 || errs+=("fetching their /metrics:" "$(cat "$tmp/out")")
 	for i in "${!ports[@]}"; do
@@ -207,8 +201,10 @@ tier() {
 		tap_not_ok "${#targets[@]} node_exporters serve the textfiles, node_textfile_scrape_error 0"
 		tap_diag "${errs[@]}"
 	fi
+}
 
-	# ---- Prometheus ---------------------------------------------------------------
+# serve_prometheus PROMETHEUS PORT: scraping tier's targets every second; sets port.
+serve_prometheus() {
 	{
 		echo "global: {scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s}"
 		echo "rule_files: ['$examples/kvmchurn.rules.yml']"
@@ -219,13 +215,17 @@ tier() {
 	} >"$tmp/prometheus.yml"
 	sed 's/^/# /' "$tmp/prometheus.yml"
 	# listening at once; its API answers once the TSDB is open (scraped, below)
-	if ! serve prometheus "$tmp/server.log" "${free[${#free[@]} - 1]}" "$prometheus" \
+	if ! serve prometheus "$tmp/server.log" "$2" "$1" \
 		--config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
 		--web.listen-address=127.0.0.1:@PORT@; then
 		tap_not_ok "prometheus started"
 		return 1
 	fi
-	prom=http://127.0.0.1:$port
+}
+
+# wait_scraped PROM: every target scraped once, the time all numbers are asked at.
+wait_scraped() {
+	local prom=$1
 	if prompy wait "$limit" scraped "$prom" "${#targets[@]}" >"$tmp/at" 2>&1; then
 		# the numbers are asked at that time (prom.py)
 		PROM_AT=$(cat "$tmp/at")
@@ -236,22 +236,26 @@ tier() {
 		tap_diag "$(cat "$tmp/at")" "$(prompy targets "$prom" 2>&1)"
 		return 1
 	fi
+}
 
-	# ---- each capture: quantiles, _count, _sum --------------------------------------
-	local args=()
+# test_quantiles PROM: each capture's histogram, in PromQL, against kvmchurn summary.
+test_quantiles() {
+	local args=() i
 	for i in "${!hosts[@]}"; do
 		"$client" -d "${dirs[i]}" summary --json >"$tmp/summary.$i.json"
 		args+=("127.0.0.1:${ports[i]}" "$tmp/summary.$i.json" "$tmp/q.$i")
 	done
-	prompy quantiles "$prom" "${args[@]}" >"$tmp/out" 2>&1 || tap_diag "$(cat "$tmp/out")"
+	prompy quantiles "$1" "${args[@]}" >"$tmp/out" 2>&1 || tap_diag "$(cat "$tmp/out")"
 	for i in "${!hosts[@]}"; do
 		report "${hosts[i]}: histogram_quantile(0.5|0.9|0.99) in the bucket of kvmchurn summary's p50/p90/p99; _count and _sum are its count and sum" \
 			"$tmp/q.$i" "$(cat "$tmp/q.$i.rc" 2>/dev/null)"
 	done
+}
 
-	# ---- the fleet: PromQL's sum against kvmchurn merge ------------------------------
+# test_fleet PROM: PromQL's sum over the real captures' hosts is kvmchurn merge of them.
+test_fleet() {
 	# the real captures (a hand-made one's sums are past what a merge may add up)
-	local fleet=() instances=()
+	local fleet=() instances=() i rc
 	for i in "${!hosts[@]}"; do
 		[[ ${hosts[i]} == hand/* ]] && continue
 		fleet+=("${dirs[i]}")
@@ -268,18 +272,20 @@ tier() {
 		tap_diag "$(cat "$tmp/out")"
 	else
 		rc=0
-		prompy summed "$prom" "$(IFS=,; echo "${instances[*]}")" "$tmp/merged.prom" >"$tmp/q" 2>&1 || rc=$?
+		prompy summed "$1" "$(IFS=,; echo "${instances[*]}")" "$tmp/merged.prom" >"$tmp/q" 2>&1 || rc=$?
 		report "$what" "$tmp/q" "$rc"
 	fi
+}
 
-	# ---- the rules, live ---------------------------------------------------------
+# test_rules PROM: the examples' rules and alerts, live, on tier's targets.
+test_rules() {
+	local prom=$1 rc sel n
 	rc=0
 	prompy wait "$limit" rules "$prom" kvmchurn >"$tmp/q" 2>&1 || rc=$?
 	report "examples' rules loaded by prometheus, evaluated and healthy" "$tmp/q" "$rc"
 	rc=0
 	prompy wait "$limit" alert "$prom" KvmchurnNotLoaded "${targets[${#targets[@]} - 1]}" >"$tmp/q" 2>&1 || rc=$?
 	report "KvmchurnNotLoaded for the host without the module" "$tmp/q" "$rc"
-	local sel
 	sel=$(grep -o 'node_textfile_mtime_seconds{[^}]*}' "$examples/kvmchurn.rules.yml")
 	n=$(prompy value "$prom" "count($sel)")
 	if [[ $n == "${#targets[@]}" ]]; then
@@ -288,6 +294,52 @@ tier() {
 		tap_not_ok "KvmchurnExportStale's $sel matches each host's textfile: $n of ${#targets[@]}"
 		tap_diag "$(grep -h '^node_textfile_mtime_seconds' "$tmp"/metrics.*)"
 	fi
+}
+
+# tier: the steps above in order; the hosts' lists are its locals, which the steps share.
+tier() {
+	local hosts=() dirs=() ports=() targets=() free=() prometheus node_exporter promtool prom
+	tmp=$(mktemp -d)
+	trap cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	prometheus=$(command -v prometheus) node_exporter=$(command -v prometheus-node-exporter || command -v node_exporter)
+	promtool=$(command -v promtool)
+	tier_needs "$prometheus" "$node_exporter" "$promtool" || return 1
+
+	# ---- the examples, by promtool ------------------------------------------------
+	check "promtool check rules examples/prometheus/kvmchurn.rules.yml" \
+		"$promtool" check rules "$examples/kvmchurn.rules.yml"
+	check "promtool test rules examples/prometheus/kvmchurn.rules.test.yml" \
+		"$promtool" test rules "$examples/kvmchurn.rules.test.yml"
+
+	# ---- the hosts: a textfile folder and a node_exporter each --------------------
+	export_hosts || return 1
+	# the host without the module: what kvmchurn-export.service's command leaves there
+	mkdir -p "$tmp/tf/no-module" "$tmp/empty"
+	KVMCHURN_EXPORT_DIR=$tmp/empty KVMCHURN_EXPORT_FILE=$tmp/tf/no-module/kvmchurn.prom \
+		check "no-module: systemd/export-textfile writes kvmchurn_up 0" \
+		"$top/systemd/export-textfile" "$client"
+
+	# a port each, and Prometheus'
+	mapfile -t free < <(prompy ports $((${#hosts[@]} + 2)))
+	((${#free[@]} == ${#hosts[@]} + 2)) || { tap_not_ok "free ports on 127.0.0.1"; return 1; }
+	serve_nodes "$node_exporter" "${free[@]}" || return 1
+	test_textfiles
+
+	# ---- Prometheus ---------------------------------------------------------------
+	serve_prometheus "$prometheus" "${free[${#free[@]} - 1]}" || return 1
+	prom=http://127.0.0.1:$port
+	wait_scraped "$prom" || return 1
+
+	# ---- each capture: quantiles, _count, _sum --------------------------------------
+	test_quantiles "$prom"
+
+	# ---- the fleet: PromQL's sum against kvmchurn merge ------------------------------
+	test_fleet "$prom"
+
+	# ---- the rules, live ---------------------------------------------------------
+	test_rules "$prom"
 	tap_done
 }
 
