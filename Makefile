@@ -250,7 +250,7 @@ check-debug:
 # The same on the debug kernel with PREEMPT_RT (x86_64-debug-rt): not in check, whose
 # time it would push past CI's (a second kernel build and a second tier).
 check-debug-rt:
-	KVMCHURN_DEBUG_ID=x86_64-debug-rt tests/debug/tier.sh
+	tests/debug/tier.sh x86_64-debug-rt
 
 .PHONY: all module client version cflags products install install-client uninstall clean \
 	clean-userspace style shellcheck check \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tier.sh: the debug tier (`make check-debug`). On the debug kernel that lib/debug-kernel/build.sh
+# tier.sh [ID]: the debug tier (`make check-debug`; ID x86_64-debug-rt: check-debug-rt). On the debug kernel that lib/debug-kernel/build.sh
 # builds (KASAN, UBSAN, lockdep, kmemleak, DEBUG_PREEMPT, KUnit, no BTF): the kernel's own checkpatch
 # on our kernel code, the build tier (module and KUnit suites, W=1 C=1), then the vm
 # tier with the KUnit scenario, the fault scenarios of scenarios/ and the scenarios of
@@ -14,6 +14,10 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../lib/core.sh
 . "$here/../lib/core.sh"
+
+kc_ids_only "usage: tests/debug/tier.sh [x86_64-debug|x86_64-debug-rt]   (make check-debug, check-debug-rt)" "$@"
+KC_DEBUG_ID=${1:-x86_64-debug}
+kc_is_debug "$KC_DEBUG_ID" || { kc_log "error: $KC_DEBUG_ID is not a debug kernel (x86_64-debug, x86_64-debug-rt)"; exit 2; }
 
 kc_lock
 kc_stress_start

@@ -16,7 +16,7 @@ id=${1:-${KERNEL:-x86_64-6.1}}
 id=$(kc_ids "$id")
 [[ $id != *$'\n'* ]] || kc_die "make demo boots one kernel: KERNEL=ID"
 # kc_ids takes the debug kernel too, which only make check-debug builds
-[[ $id != "$KC_DEBUG_ID" ]] || kc_die "make demo boots the kernels of the matrix, not $id (make check-debug builds and boots it)"
+! kc_is_debug "$id" || kc_die "make demo boots the kernels of the matrix, not $id (make check-debug builds and boots it)"
 
 # kc_demo_needs: the commands the vm tier runs on this host for $id, with their
 # packages; says what is missing and exits 2

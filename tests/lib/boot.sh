@@ -32,7 +32,7 @@ set -euo pipefail
 
 kc_boot_usage() {
 	cat <<EOF
-usage: tests/lib/boot.sh [OPTION...] ID...   (ids: $KC_ALL_IDS $KC_OPTIN_IDS $KC_DEBUG_ID;
+usage: tests/lib/boot.sh [OPTION...] ID...   (ids: $KC_ALL_IDS $KC_OPTIN_IDS $KC_DEBUG_IDS;
        none: \$KERNELS, else the default matrix)
   --scenarios DIR    run DIR/*.sh in the guest (more than once: each folder's);
                      default: tests/scenarios

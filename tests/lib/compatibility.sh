@@ -12,7 +12,7 @@ set -euo pipefail
 out=$KVMCHURN_CACHE/out
 res=$KVMCHURN_CACHE/dkms/results
 ids=()
-for id in $KC_ALL_IDS $KC_OPTIN_IDS $KC_DEBUG_ID; do
+for id in $KC_ALL_IDS $KC_OPTIN_IDS x86_64-debug; do # not the RT debug kernel: make check-full only
 	[[ -f $out/$id/verdict && -f $out/$id/metrics/probes ]] && ids+=("$id")
 done
 ((${#ids[@]})) || kc_die "no verdict in $out: run the vm tier first"
@@ -62,15 +62,15 @@ for id in "${ids[@]}"; do
 		dk="not run (make check-full: a second emulated arm64 chroot does not fit CI's 90 minutes)"
 	elif [[ $id == arm64-* ]]; then
 		dk="not tested (the dkms tier's arm64 chroots are bullseye's and bookworm's: arm64-5.10, arm64-6.1)"
-	elif [[ $id == "$KC_DEBUG_ID" ]]; then
+	elif kc_is_debug "$id"; then
 		dk='not tested (built here: no headers package)'
 	fi
 	release="$krel ($pkgver, $suite)"
-	[[ $id != "$KC_DEBUG_ID" ]] || release="$krel (built here from linux-source-${krel%.*} $pkgver, $suite)"
+	! kc_is_debug "$id" || release="$krel (built here from linux-source-${krel%.*} $pkgver, $suite)"
 	case $id in
 	*-rt) flavour='PREEMPT_RT' ;;
 	*-cloud) flavour='cloud' ;;
-	"$KC_DEBUG_ID") flavour='debug (KASAN, lockdep, KUnit)' ;;
+	x86_64-debug) flavour='debug (KASAN, lockdep, KUnit)' ;;
 	*) flavour='generic' ;;
 	esac
 	# "all" (or a verdict from before the depth was recorded), else the scenarios' numbers

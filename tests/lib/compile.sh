@@ -52,7 +52,7 @@ kc_build_one() {
 		:
 	elif ! why=$(kc_build_target "$id" bench-floor tests/bench/floor/kvmchurn_floor.ko tests/bench/floor "$log.floor"); then
 		:
-	elif [[ $id == "$KC_DEBUG_ID" ]]; then
+	elif kc_is_debug "$id"; then
 		# the debug kernel has KUnit: its suites must build as cleanly
 		what+="; KUnit suites too"
 		why=$(kc_build_target "$id" kunit tests/kunit/kvmchurn_test.ko tests/kunit "$log.kunit") || :
@@ -81,6 +81,6 @@ kc_build_one() {
 	echo "PASS $id $KC_KREL: $what ($((SECONDS - t0)) s)"
 }
 
-kc_ids_only "usage: tests/lib/compile.sh [ID...]   (ids: $KC_ALL_IDS $KC_OPTIN_IDS $KC_DEBUG_ID;
+kc_ids_only "usage: tests/lib/compile.sh [ID...]   (ids: $KC_ALL_IDS $KC_OPTIN_IDS $KC_DEBUG_IDS;
        none: \$KERNELS, else the default matrix)" "$@"
 kc_run_tier kc_build_one "$@"

@@ -308,8 +308,8 @@ main() {
 	for id in "${ids[@]}"; do
 		# one kernel failing does not stop the others
 		set +e
-		if [[ $id == "$KC_DEBUG_ID" ]]; then
-			"$KC_LIB/debug-kernel/build.sh"
+		if kc_is_debug "$id"; then
+			"$KC_LIB/debug-kernel/build.sh" "$id"
 		else
 			(set -e; kc_fetch_one "$id"; kc_check_ready "$id")
 		fi
@@ -320,6 +320,6 @@ main() {
 	return "$failed"
 }
 
-kc_ids_only "usage: tests/lib/fetch.sh [ID...]   (ids: $KC_ALL_IDS $KC_OPTIN_IDS $KC_DEBUG_ID;
+kc_ids_only "usage: tests/lib/fetch.sh [ID...]   (ids: $KC_ALL_IDS $KC_OPTIN_IDS $KC_DEBUG_IDS;
        none: \$KERNELS, else the default matrix)" "$@"
 main "$@"

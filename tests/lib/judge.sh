@@ -50,7 +50,7 @@ kc_handback() {
 
 # kc_bad_re ID: what fails a boot of ID: KC_BAD, and KC_BAD_DEBUG on the debug kernel.
 kc_bad_re() {
-	if [[ $1 == "$KC_DEBUG_ID" ]]; then echo "$KC_BAD|$KC_BAD_DEBUG"; else echo "$KC_BAD"; fi
+	if kc_is_debug "$1"; then echo "$KC_BAD|$KC_BAD_DEBUG"; else echo "$KC_BAD"; fi
 }
 
 # kc_kernel_bad ID LOG: the kernel's lines of LOG that fail a boot (kc_bad_re), less the
@@ -72,7 +72,7 @@ kc_debug_verdicts() {
 	done
 	local klog="kernel log${KC_OPT_ARGS:+ ($KC_OPT_ARGS)}${KC_ICOUNT_BOOT:+ (icount)}"
 	if [[ -n $bad ]]; then
-		echo "    FAIL $klog: $(grep -oE "$(kc_bad_re "$KC_DEBUG_ID")" <<<"$bad" | head -n1)"
+		echo "    FAIL $klog: $(grep -oE "$KC_BAD|$KC_BAD_DEBUG" <<<"$bad" | head -n1)"
 	elif [[ $qrc != 0 ]]; then
 		echo "    FAIL $klog: qemu exited $qrc"
 	else
@@ -111,7 +111,7 @@ kc_vm_judge() {
 	((ok > 0)) || reasons+=("no ok line")
 	bad=$(kc_kernel_bad "$id" "$log")
 	[[ -z $bad ]] || reasons+=("kernel says: $(grep -oE "$(kc_bad_re "$id")" <<<"$bad" | head -n1)")
-	[[ $id != "$KC_DEBUG_ID" ]] || kc_debug_verdicts "$judged" "$bad" "$qrc"
+	! kc_is_debug "$id" || kc_debug_verdicts "$judged" "$bad" "$qrc"
 	local kunit depth verdict=PASS
 	((${#reasons[@]} == 0)) || verdict=FAIL
 	kunit=$(sed -n 's/^kunit //p' <<<"$judged" | tail -n1)

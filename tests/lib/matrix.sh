@@ -7,10 +7,10 @@ KC_ALL_IDS="x86_64-5.10 x86_64-6.1 x86_64-6.12 x86_64-7.x arm64-5.10 arm64-6.1 a
 KC_ALL_IDS+=" x86_64-6.12-rt arm64-6.12-rt arm64-6.1-cloud"
 # Known, but only when asked for by name: x86_64-6.12-cloud (bookworm-security's build;
 # bookworm-backports' 6.12.95 cloud image double-faults under TCG before any module is
-# loaded, tests/vm/README.md), kept out of the default to hold CI's time.
+# loaded, tests/lib/README.md), kept out of the default to hold CI's time.
 KC_OPTIN_IDS="x86_64-6.12-cloud"
 # How deep `make check` goes on each kernel: CI has 90 minutes on 2 cores, and a kernel
-# takes 4 to 10 minutes there with every scenario (tests/vm/README.md). Every scenario on
+# takes 4 to 10 minutes there with every scenario (tests/lib/README.md). Every scenario on
 # the ids of KC_WIDE_IDS: Debian 12's x86_64 kernel and the newest arm64 one. On the
 # others, KC_CORE_SCENARIOS: what depends on the kernel (every probe attaches where it
 # should and counts a churn exactly, against tracefs; the parameters under lockdown; a
@@ -32,9 +32,10 @@ KC_CORE_SCENARIOS="00-* 10-* 30-* 90-* 95-*"
 # is partitioned, in 10's and 30's churns too; 55 times it against tracefs, in a boot of
 # its own): a VM is ten times as slow there.
 KC_DEBUG_SCENARIOS="0* 10-* 30-* 4* 50-* 62-* 65-* 68-* 7* 8* 9*"
-# The debug kernel we build ourselves (tests/debug): asked for by name, never by default.
-# KVMCHURN_DEBUG_ID=x86_64-debug-rt: the same with PREEMPT_RT (make check-debug-rt).
-KC_DEBUG_ID=${KVMCHURN_DEBUG_ID:-x86_64-debug}
+# The debug kernels we build ourselves (debug-kernel/build.sh, for tests/debug): asked for
+# by name, never by default; x86_64-debug-rt is the same with PREEMPT_RT (make
+# check-debug-rt).
+KC_DEBUG_IDS="x86_64-debug x86_64-debug-rt"
 # Modules of the guest kernel that scenarios load themselves, with their parameters
 # (fetch.sh and tests/lib/debug-kernel/build.sh copy them to kernels/<id>/modules/, env's
 # KC_EXTRA_MODULES): brd, the RAM disk whose page cache 50-reclaim reclaims.
@@ -50,13 +51,16 @@ kc_ids() {
 	read -r -a ids <<<"${list//,/ }"
 	((${#ids[@]})) || read -r -a ids <<<"$KC_ALL_IDS"
 	for id in "${ids[@]}"; do
-		case " $KC_ALL_IDS $KC_OPTIN_IDS $KC_DEBUG_ID " in
+		case " $KC_ALL_IDS $KC_OPTIN_IDS $KC_DEBUG_IDS " in
 		*" $id "*) printf '%s\n' "$id" ;;
-		*) kc_log "error: unknown kernel id '$id' (known: $KC_ALL_IDS $KC_OPTIN_IDS $KC_DEBUG_ID)"
+		*) kc_log "error: unknown kernel id '$id' (known: $KC_ALL_IDS $KC_OPTIN_IDS $KC_DEBUG_IDS)"
 			exit 2 ;; # a usage error
 		esac
 	done
 }
+
+# kc_is_debug ID: is ID one of the debug kernels?
+kc_is_debug() { [[ " $KC_DEBUG_IDS " == *" $1 "* ]]; }
 
 # kc_depth ID: the scenario globs `make check` runs on ID (KC_WIDE_IDS), none for every one.
 kc_depth() {
@@ -99,7 +103,7 @@ kc_spec() {
 		[[ $KC_ARCH != arm64 ]] || KC_CC=aarch64-linux-gnu-gcc ;;
 	*-6.1) KC_SUITES="bookworm bookworm-security" KC_ABI_RE='6\.1\.0-[0-9]+' ;;
 	x86_64-6.12) KC_SUITES="bookworm-backports" KC_ABI_RE='6\.12\.[0-9]+\+deb12(\.[0-9]+)?'
-		# bookworm-backports' cloud build double-faults under TCG (tests/vm/README.md)
+		# bookworm-backports' cloud build double-faults under TCG (tests/lib/README.md)
 		[[ $flavour != cloud ]] || KC_SUITES="bookworm-security" ;;
 	arm64-6.12) KC_SUITES="bookworm-security" KC_ABI_RE='6\.12\.[0-9]+\+deb12(\.[0-9]+)?' ;;
 	*-7.x) # gcc-14 and glibc 2.38+ tools: built inside a trixie chroot. Its headers use

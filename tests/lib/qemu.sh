@@ -9,7 +9,7 @@
 # a chroot kept in the cache (the one the qemu tier runs in); where that chroot cannot
 # be made, the host's QEMU with one TCG thread for both vCPUs (thread=single), which
 # never hung. arm64 guests boot the host's QEMU, whose MTTCG has no such bug there.
-# 10.0 still runs a stale int3 now and then (tests/vm/README.md): scenarios that flip
+# 10.0 still runs a stale int3 now and then (tests/lib/README.md): scenarios that flip
 # the keys with every VM hold one VM (guest/kvmhold.c).
 # shellcheck source-path=SCRIPTDIR source=chroot.sh
 . "$KC_LIB/chroot.sh"

@@ -16,7 +16,7 @@
 # accounted (1 - st_other / startup); each part's share is printed.
 # A host that stalls the TCG vCPU must not move the guest's clocks (between
 # two probes, the stall would land in td_other): it runs in a boot whose
-# guest clock counts instructions (tests/vm/README.md).
+# guest clock counts instructions (tests/lib/README.md).
 # clock: icount
 # shellcheck source=../lib/guest/tap.sh
 . /kvmchurn/tap.sh
@@ -196,7 +196,7 @@ for args in "--end kill" "--end term" "--end exit" "--end kill --run"; do
 	most_accounted "$args" "$4" "VMs' teardowns" "$5"
 	is "$args: VMs below 80 % accounted" "${10}" 0
 	# a share, not every VM: a host that stalls the guest between two probes
-	# of one event moves one side's instant (tests/vm/README.md)
+	# of one event moves one side's instant (tests/lib/README.md)
 	is "$args: every VM's phases compared with tracefs" "$6 $8" "$((2 * N)) 0"
 	if [ $(($7 * 10)) -le $((2 * N)) ]; then
 		ok "$args: notified -> reaped -> freed within a slot of tracefs's for $((2 * N - $7)) of $((2 * N))"

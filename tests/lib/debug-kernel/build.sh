@@ -6,7 +6,7 @@
 # in $KVMCHURN_CACHE/debug/<key>/, the key being a hash of the config's option lines
 # (not its comments), the source version, the compiler and KC_DEBUG_RECIPE: any change
 # builds afresh, the older one goes.
-# With KVMCHURN_DEBUG_ID=x86_64-debug-rt (lib.sh's KC_DEBUG_ID): the same kernel with
+# With the id x86_64-debug-rt (build.sh x86_64-debug-rt): the same kernel with
 # PREEMPT_RT, kernel-rt.config over that .config, kept in $KVMCHURN_CACHE/debug-rt/.
 # fetch.sh runs it (with the cache lock held); it can also run alone.
 set -euo pipefail
@@ -20,10 +20,12 @@ KC_DEBUG_SUITES="bookworm-security bookworm-backports"
 KC_DEBUG_RECIPE=1
 config=$here/kernel.config
 rtconfig=''
+kc_ids_only "usage: tests/lib/debug-kernel/build.sh [x86_64-debug|x86_64-debug-rt]" "$@"
+KC_DEBUG_ID=${1:-x86_64-debug}
 case $KC_DEBUG_ID in
 x86_64-debug) ;;
 x86_64-debug-rt) rtconfig=$here/kernel-rt.config ;;
-*) kc_die "KVMCHURN_DEBUG_ID=$KC_DEBUG_ID: the debug kernels are x86_64-debug and x86_64-debug-rt" ;;
+*) kc_log "error: $KC_DEBUG_ID: the debug kernels are x86_64-debug and x86_64-debug-rt"; exit 2 ;;
 esac
 kdir=$KVMCHURN_CACHE/kernels/$KC_DEBUG_ID
 builds=$KVMCHURN_CACHE/${KC_DEBUG_ID#x86_64-} # debug/, debug-rt/

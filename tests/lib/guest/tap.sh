@@ -78,7 +78,7 @@ vms_alive() {
 }
 
 # wait_for and now: tests/lib/tap.sh. KC_WAIT, the deadline of the waits below,
-# is far above what any event takes on a loaded host (tests/vm/README.md).
+# is far above what any event takes on a loaded host (tests/lib/README.md).
 KC_WAIT=300
 
 # settle BASE N: wait until the reap counter is N above its value in BASE, a raw
