@@ -54,31 +54,26 @@ uev_stop() {
 }
 uev() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "none" }' /tmp/kc.uev 2>/dev/null; }
 
-# vms_check LABEL SIGNALLED REGISTERS FIRST_RUNS: the vms file after a load of
-# $N VMs. Each pid the load printed is there exactly once; each of its stages
-# is there as the mode implies (signal_to_exit when SIGNALLED is 1, irqbypass
-# register REGISTERS times, first_run_setup FIRST_RUNS times, those this kernel
-# lacks never, reclaim never), with the count the load made; and each metric's
-# values over these VMs are its histogram's delta: the same counts, the same
-# sum, and each single value in the slot where its sample went.
-vms_check() {
-	cp "$D/vms" /tmp/kc.vms
-	pids=$(awk '$1 == "pids:" { for (i = 2; i <= NF; i++) printf "%s ", $i }' /tmp/kc.load)
-	is "$1: the load printed $N pids" "$(echo $pids | wc -w)" $N
+# vms_want SIGNALLED REGISTERS FIRST_RUNS: sets want, "METRIC=TIMES " a VM in this mode, for vms_check
+vms_want() {
 	want=""
 	for m in $(kvmchurn show --list | cut -f1); do
 		case $m in
 		vcpu_create) c=$VCPUS ;;
 		irqbypass_unregister) c=$IRQFDS ;;
-		irqbypass_register) c=$3 ;;
-		first_run_setup) c=$4 ;;
-		signal_to_exit) c=$2 ;;
+		irqbypass_register) c=$2 ;;
+		first_run_setup) c=$3 ;;
+		signal_to_exit) c=$1 ;;
 		reclaim_direct | reclaim_memcg) c=0 ;;
 		*) c=$(per_vm "$m") ;;
 		esac
 		want="$want$m=$c "
 	done
-	bad=$(awk -F '\t' -v pids="$pids" -v want="$want" '
+}
+
+# vms_wrong PIDS WANT: what vms and the raw snapshots disagree on, one a line, for vms_check
+vms_wrong() {
+	awk -F '\t' -v pids="$1" -v want="$2" '
 		function slot(v,   p, t) {
 			if (v < 4) return v
 			p = 0; t = v
@@ -121,7 +116,22 @@ vms_check() {
 					if (vslot[m, j] + 0 != hsl[1, m, j] - hsl[0, m, j])
 						print m ": slot " j " holds " vslot[m, j] + 0 " VMs, the histogram " hsl[1, m, j] - hsl[0, m, j]
 			}
-		}' /tmp/kc.vms /tmp/kc.raw0 /tmp/kc.raw1)
+		}' /tmp/kc.vms /tmp/kc.raw0 /tmp/kc.raw1
+}
+
+# vms_check LABEL SIGNALLED REGISTERS FIRST_RUNS: the vms file after a load of
+# $N VMs. Each pid the load printed is there exactly once; each of its stages
+# is there as the mode implies (signal_to_exit when SIGNALLED is 1, irqbypass
+# register REGISTERS times, first_run_setup FIRST_RUNS times, those this kernel
+# lacks never, reclaim never), with the count the load made; and each metric's
+# values over these VMs are its histogram's delta: the same counts, the same
+# sum, and each single value in the slot where its sample went.
+vms_check() {
+	cp "$D/vms" /tmp/kc.vms
+	pids=$(awk '$1 == "pids:" { for (i = 2; i <= NF; i++) printf "%s ", $i }' /tmp/kc.load)
+	is "$1: the load printed $N pids" "$(echo $pids | wc -w)" $N
+	vms_want "$2" "$3" "$4"
+	bad=$(vms_wrong "$pids" "$want")
 	is "$1: vms: each VM once, its stages as the mode makes them, the histograms' values" "${bad:-none wrong}" "none wrong"
 	[ -z "$bad" ] || echo "$bad" | head -n 20 | sed 's/^/# /'
 }
@@ -159,10 +169,8 @@ vm_metric() {
 	fi
 }
 
-# one_mode LABEL LOAD-OPTIONS...: one load, every metric and counter checked.
-one_mode() {
-	label=$1
-	shift
+# mode_load LOAD-OPTIONS...: $label's load of $N VMs, reaped, its counts in /tmp/kc.delta for d
+mode_load() {
 	echo >"$TR/trace"
 	uev_start
 	cp "$D/raw" /tmp/kc.raw0
@@ -177,7 +185,10 @@ one_mode() {
 	cp "$D/raw" /tmp/kc.raw1
 	uev_stop
 	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+}
 
+# mode_vm_metrics: the metrics a VM (or a vCPU, an irqfd) against the kernel's calls (tracefs)
+mode_vm_metrics() {
 	vm_metric "$label" kvm_create_vm kct_create 1 $N
 	vm_metric "$label" exit_mmap kct_mmap 1 $N
 	vm_metric "$label" kvm_vm_release kct_release 1 $N
@@ -190,6 +201,10 @@ one_mode() {
 	vm_metric "$label" vcpu_create kct_vcpu $VCPUS $N
 	uev_metrics "$label" $N
 	vm_metric "$label" mmu_notifier_unregister kct_mnu 1 $N
+}
+
+# mode_first_run: first_run_setup against the kernel's first KVM_RUNs; sets fr for vms_check
+mode_first_run() {
 	# first_run_setup: each vCPU's first KVM_RUN (arm64) or the VM's (x86),
 	# of the kernel's calls: one a KVM_RUN, as each vCPU runs once
 	fr=$(first_runs $VCPUS)
@@ -207,7 +222,10 @@ one_mode() {
 	if [ "$fr" != 0 ]; then
 		is "$label: kernel calls of $(first_run_fn) (tracefs)" "$(tcount kct_first)" $((VCPUS * N))
 	fi
+}
 
+# mode_irqbypass: irqbypass_register against the kernel's registrations; sets reg for vms_check
+mode_irqbypass() {
 	# register: only where the host can post interrupts; the kernel decides.
 	reg=$(tcount kct_reg)
 	case $reg in
@@ -220,7 +238,10 @@ one_mode() {
 	esac
 	is "$label: irqbypass_register equals the kernel's count" "$(d hist:irqbypass_register)" "$reg"
 	is "$label: counter irqbypass_register" "$(d counter:irqbypass_register)" "$reg"
+}
 
+# mode_exits: exit_files, exit and reap, and the teardown and start-up windows with their parts
+mode_exits() {
 	# exit_files: one a process, though every thread of a VM calls it (the
 	# module keeps one call a process); tracefs shows the calls and callers.
 	calls=$(tcount kct_files)
@@ -251,6 +272,10 @@ one_mode() {
 		"$(awk -F '\t' 'FNR == 1 { f++ } $1 == "hist" && $2 == "startup" { w += f == 1 ? -$4 : $4 }
 			$1 == "hist" && $2 ~ /^st_/ { p += f == 1 ? -$4 : $4 }
 			END { print p - w }' /tmp/kc.raw0 /tmp/kc.raw1)" 0
+}
+
+# mode_signals: the signal stages and counters, as the mode ends its VMs; sets sig for vms_check
+mode_signals() {
 	case $label in
 	# grace: the SIGTERM a VM ignores is never delivered; the SIGKILL is
 	kill | term-default | grace) sig=$N kill=$N term=0 ;;
@@ -262,7 +287,10 @@ one_mode() {
 	is "$label: counter sigterm" "$(d counter:sigterm)" $term
 	is "$label: reclaim_direct (no pressure)" "$(d hist:reclaim_direct)" 0
 	is "$label: reclaim_memcg (no pressure)" "$(d hist:reclaim_memcg)" 0
+}
 
+# mode_after: the vms file, kretprobe misses, the pairing table and checks after the load
+mode_after() {
 	vms_check "$label" $((sig / N)) $((reg / N)) "$fr"
 	no_misses "$label: kretprobe misses"
 	is "$label: pairing drops" "$(rec pairs 4)" 0
@@ -272,6 +300,19 @@ one_mode() {
 	warn=$(grep -v -e '^OK ' -e '^INFO ' "$D/checks")
 	if [ -z "$warn" ]; then ok "$label: checks has no WARN"; else not_ok "$label: checks: $warn"; fi
 	grep '^INFO ' "$D/checks" | sed "s/^/# $label: /"
+}
+
+# one_mode LABEL LOAD-OPTIONS...: one load, every metric and counter checked.
+one_mode() {
+	label=$1
+	shift
+	mode_load "$@"
+	mode_vm_metrics
+	mode_first_run
+	mode_irqbypass
+	mode_exits
+	mode_signals
+	mode_after
 }
 
 n0=$(dmesg | wc -l)
