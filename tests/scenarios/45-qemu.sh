@@ -139,9 +139,8 @@ td_of() {
 		END { print n + 0, td + 0, exact + 0, st + 0, sexact + 0 }' "$D/vms"
 }
 
-# one_vm LABEL paused|booted kill|term|quit: a VM from start to reap, checked
-one_vm() {
-	label="$1 VM, $3"
+# vm_run (one_vm's arguments): QEMU started, ended and reaped, the deltas for d; 1 if it did not start
+vm_run() {
 	echo >"$TR/trace"
 	cp "$D/raw" /tmp/kc.raw0
 	qemu_start "$1-$3" "$2"
@@ -149,7 +148,7 @@ one_vm() {
 	if gone; then
 		not_ok "$label: QEMU started"
 		sed 's/^/# /' $W/qemu.out
-		return
+		return 1
 	fi
 	[ "$2" = paused ] || is "$label: the guest booted and read its disk" \
 		"$(grep -o '@@VMM-GUEST [A-Z-]*' "$QLOG")" "@@VMM-GUEST READY"
@@ -165,7 +164,10 @@ one_vm() {
 	settle /tmp/kc.raw0 1 || not_ok "$label: reap counter did not settle at +1"
 	cp "$D/raw" /tmp/kc.raw1
 	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+}
 
+# vm_counts (the same): the kernel's counts for this QEMU (tracefs), in irqfds creates reg sig fr vms
+vm_counts() {
 	irqfds=$(assigns)
 	creates=$(tcount kct_create)
 	if [ "$creates" != 1 ]; then
@@ -189,6 +191,10 @@ one_vm() {
 	vms=$(tcount kct_release)
 	[ "$vms" != - ] || vms=$creates
 	[ "$vms" = 1 ] || echo "# $label: QEMU made $vms VMs"
+}
+
+# vm_want (the same): want, a "KEY COUNT" line for each metric and counter this QEMU must move
+vm_want() {
 	want=""
 	for m in $(kvmchurn show --list | awk -F '\t' '{ print $1 ($2 == "teardown" || $2 == "startup" ? ":" $2 : "") }'); do
 		case $m in
@@ -218,6 +224,10 @@ counter:exit 1
 counter:reap 1
 counter:irqbypass_register $reg
 counter:irqbypass_unregister $irqfds"
+}
+
+# vm_moved (the same): the deltas are want; its irqfds, their consumers; its VMs in vms as $QCOMM
+vm_moved() {
 	bad=$(echo "$want" | while read -r key v; do
 		got=$(d "$key")
 		[ "$got" = "$v" ] || echo "$key +$got, want +$v"
@@ -235,6 +245,10 @@ counter:irqbypass_unregister $irqfds"
 	esac
 	is "$label: vms holds each of its VMs once, as $QCOMM" \
 		"$(awk -F "\t" -v p=$QPID '$1 == "vm" && $2 == "last" && $3 == p { n++; c = $4 } END { print n + 0, c }' $D/vms)" "$vms $QCOMM"
+}
+
+# vm_parts (the same): its VM's teardown and start-up in vms, partitioned, the parts adding up
+vm_parts() {
 	# each of them with its process's teardown partitioned, the parts
 	# summing to it exactly, and it to signal_to_exit + exit_to_reap (but
 	# for rounding)
@@ -246,6 +260,10 @@ counter:irqbypass_unregister $irqfds"
 	[ "$2" = paused ] && st="0 0" || st="1 1"
 	is "$label: its VM's start-up partitioned if it ran, the parts adding up to it exactly" \
 		"$(grep -v '^#' /tmp/kc.td | cut -d ' ' -f 4-)" "$st"
+}
+
+# vm_seed: what the seed's comm filter counts of this QEMU (tracefs peers), into the seed_* sums
+vm_seed() {
 	# the seed's filter, on the same VM
 	s_files=$(tcount kct_sfiles) s_mmap=$(tcount kct_smmap) s_rel=$(tcount kct_srel)
 	s_kill=$(grep -c ' signal_deliver: ' "$TR/trace")
@@ -253,6 +271,17 @@ counter:irqbypass_unregister $irqfds"
 	seed_files=$((seed_files + s_files)) seed_mmap=$((seed_mmap + s_mmap))
 	seed_kill=$((seed_kill + s_kill)) nvm=$((nvm + 1)) kills=$((kills + k)) allvms=$((allvms + vms))
 	[ "$s_rel" = - ] || seed_rel=$((seed_rel + s_rel))
+}
+
+# one_vm LABEL paused|booted kill|term|quit: a VM from start to reap, checked
+one_vm() {
+	label="$1 VM, $3"
+	vm_run "$@" || return
+	vm_counts "$@"
+	vm_want "$@"
+	vm_moved "$@"
+	vm_parts "$@"
+	vm_seed
 }
 
 seed_files=0 seed_mmap=0 seed_rel=0 seed_kill=0 nvm=0 kills=0 allvms=0
