@@ -182,24 +182,19 @@ check-unit:
 	$(CC) $(KC_CFLAGS_STD) $(KC_CFLAGS_WARN) -O2 -Imodule -o tests/unit/abi_test tests/unit/abi_test.c
 	$(CC) $(KC_CFLAGS_STD) -D_GNU_SOURCE -O2 $(KC_CFLAGS_WARN) -shared -fPIC \
 		-o tests/unit/fakekvm.so tests/unit/fakekvm.c -ldl
-	tests/unit/abi_test
-	tests/unit/packaging.sh
-	tests/unit/table.sh
-	tests/unit/harness.sh
-	tests/unit/bench.sh
 	$(CC) $(KC_CFLAGS_STD) $(KC_CFLAGS_WARN) -O2 -o tests/unit/qtrace_gen tests/unit/qtrace_gen.c
 	$(CC) $(KC_CFLAGS_STD) $(KC_CFLAGS_WARN) -g -O1 -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -o tests/unit/qtrace_fuzz tests/unit/qtrace_fuzz.c \
 		-Iuserspace userspace/downtime/qtrace.c userspace/downtime/migration.c userspace/lib/grow.c
-	KVMCHURN_CLIENT=$(CURDIR)/userspace/kvmchurn tests/unit/downtime.sh
-	KVMCHURN_CLIENT=$(CURDIR)/userspace/kvmchurn KVMCHURN_VERSION=$(VERSION) \
-		KVMCHURN_FAKEKVM=$(CURDIR)/tests/unit/fakekvm.so tests/unit/run.sh
+	tests/unit/tier.sh --client $(CURDIR)/userspace/kvmchurn --version $(VERSION) \
+		--fakekvm $(CURDIR)/tests/unit/fakekvm.so $(if $(TESTS),--tests '$(TESTS)') \
+		$(if $(NO_PROMTOOL),--no-promtool)
 
 # The textfile as Debian's node_exporter and Prometheus read it, on the loopback
 # (tests/prometheus): quantiles and sums by PromQL against the client's, the examples' rules.
 check-prometheus:
 	$(MAKE) client
-	KVMCHURN_CLIENT=$(CURDIR)/userspace/kvmchurn tests/prometheus/run.sh
+	tests/prometheus/tier.sh --client $(CURDIR)/userspace/kvmchurn
 
 check-build:
 	tests/build/tier.sh $(KERNELS)

@@ -166,16 +166,13 @@ kc_check_ready() {
 	cmp -s "$f" "$KC_CHROOT$KC_CHECK" || install -D -m 0755 "$f" "$KC_CHROOT$KC_CHECK"
 }
 
-# kc_fetch_one ID: resolve, download, unpack, write env. Runs in a subshell of its own.
-kc_fetch_one() {
-	kc_spec "$1"
-	local kdir=$KVMCHURN_CACHE/kernels/$KC_ID t=$SECONDS old='' spec pkg arch ver f img
-	local root kdir_hdr modules extra vmm vmlinuz chroot='' make_arch='' cross='' qemu append console
-	if [[ $KC_ONLINE == 0 ]]; then
-		kc_load_env "$KC_ID" || kc_die "$KC_ID: offline and not cached"
-		kc_log "$KC_ID: offline, using the cached $KC_KREL ($KC_PKGVER)"
-		return 0
-	fi
+# kc_fetch_debs KDIR DEBS: the packages of the newest version the archive serves into
+# DEBS, unless KDIR holds that version already whole (then KC_FETCH_CACHED=1). An index
+# can list what its pool lacks (bullseye-security lists arm64 kernels whose files answer
+# 404), and an older ABI of the suites is as good.
+kc_fetch_debs() {
+	local kdir=$1 debs=$2 old='' skip=''
+	KC_FETCH_CACHED=0
 	if [[ -f $kdir/env ]]; then
 		# headers that a chroot made afresh lost make it stale too (paths as kc_load_env
 		# gives them: a cache moved elsewhere is still current)
@@ -183,28 +180,29 @@ kc_fetch_one() {
 			echo "$KC_KREL $KC_PKGVER ${KC_FETCH_RECIPE:-1}"
 		else echo "$KC_KREL $KC_PKGVER (its headers gone)"; fi)
 	fi
-	# The newest the archive serves: an index can list what its pool lacks (bullseye-security
-	# lists arm64 kernels whose files answer 404), and an older ABI of the suites is as good.
-	local debs=$KVMCHURN_CACHE/debs/$KC_ID skip=''
 	while :; do
 		kc_resolve "$skip"
 		if [[ $old == "$KC_KREL $KC_PKGVER $KC_FETCH_RECIPE" ]] && { ((KC_USE_CHROOT == 0)) || kc_chroot_current; }; then
 			kc_log "$KC_ID: $KC_KREL ($KC_PKGVER) cached"
+			KC_FETCH_CACHED=1
 			return 0
 		fi
 		kc_log "$KC_ID: fetching $KC_KREL ($KC_PKGVER)"
 		if kc_download "$debs" "${KC_SPECS[@]}"; then
 			[[ -z $old ]] || kc_log "$KC_ID: it replaces $old"
-			break
+			return 0
 		fi
 		# kc_download left nothing of it
 		kc_log "$KC_ID: $KC_KREL ($KC_PKGVER) is listed but could not be downloaded: trying an older one"
 		skip+=" $KC_ABI"
 	done
-	((KC_USE_CHROOT == 0)) || kc_chroot_ensure
+}
 
-	# a previous version's headers inside the chroot go with it, but what another
-	# kernel there still uses
+# kc_fetch_unpack KDIR DEBS ROOT IMG: KDIR made afresh (a previous version's headers
+# inside the chroot go with it, but what another kernel there still uses), the headers
+# and kbuild unpacked into ROOT, the image and modules into IMG.
+kc_fetch_unpack() {
+	local kdir=$1 debs=$2 root=$3 img=$4 spec pkg arch ver f
 	if [[ -f $kdir/env ]]; then
 		(
 			# shellcheck source=/dev/null
@@ -216,9 +214,6 @@ kc_fetch_one() {
 	fi
 	rm -rf "$kdir"
 	mkdir -p "$kdir"
-	img=$kdir/.image
-	root=$kdir/root
-	((KC_USE_CHROOT == 0)) || root=$KC_CHROOT_DIR
 	for spec in "${KC_SPECS[@]}"; do
 		pkg=${spec%%:*} arch=${spec#*:} arch=${arch%%=*} ver=${spec#*=}
 		f=$debs/$(kc_deb_file "$pkg" "$arch" "$ver")
@@ -227,7 +222,12 @@ kc_fetch_one() {
 		*) dpkg -x "$f" "$img" ;;
 		esac
 	done
+}
 
+# kc_fetch_image KDIR IMG: from the unpacked image IMG, KDIR's vmlinuz, System.map and
+# modules/; sets KC_FETCH_MODULES, KC_FETCH_EXTRA, KC_FETCH_VMM (the files of each kind).
+kc_fetch_image() {
+	local kdir=$1 img=$2 vmlinuz f
 	for vmlinuz in "$img/boot/vmlinuz-$KC_KREL" "$img/usr/lib/modules/$KC_KREL/vmlinuz.unsigned" \
 		"$img/usr/lib/modules/$KC_KREL/vmlinuz" ""; do
 		[[ -z $vmlinuz || -f $vmlinuz ]] && break
@@ -238,19 +238,23 @@ kc_fetch_one() {
 	for f in "$img/boot/System.map-$KC_KREL" "$img/usr/lib/modules/$KC_KREL/System.map"; do
 		[[ ! -f $f ]] || { cp "$f" "$kdir/System.map"; break; }
 	done
-	modules=''
+	KC_FETCH_MODULES=''
 	if [[ $KC_ARCH == x86_64 ]]; then
-		modules=$(kc_host_modules "$img" "$KC_KREL" "$kdir/modules" "$KC_WANT_MODULES" | tr '\n' ' ')
-		[[ $modules == *kvm-amd.ko* ]] || kc_die "$KC_ID: kvm-amd not found among the modules"
+		KC_FETCH_MODULES=$(kc_host_modules "$img" "$KC_KREL" "$kdir/modules" "$KC_WANT_MODULES" | tr '\n' ' ')
+		[[ $KC_FETCH_MODULES == *kvm-amd.ko* ]] || kc_die "$KC_ID: kvm-amd not found among the modules"
 	fi
-	extra=$(kc_host_modules "$img" "$KC_KREL" "$kdir/modules" "$KC_EXTRA_WANT" | tr '\n' ' ')
+	KC_FETCH_EXTRA=$(kc_host_modules "$img" "$KC_KREL" "$kdir/modules" "$KC_EXTRA_WANT" | tr '\n' ' ')
 	for f in $KC_EXTRA_WANT; do
-		[[ " $extra " == *" $f.ko "* ]] || kc_die "$KC_ID: $f not found among the modules"
+		[[ " $KC_FETCH_EXTRA " == *" $f.ko "* ]] || kc_die "$KC_ID: $f not found among the modules"
 	done
 	# what a kernel builds in is not among them, and needs no loading
-	vmm=$(kc_host_modules "$img" "$KC_KREL" "$kdir/modules" "$KC_VMM_WANT" | tr '\n' ' ')
-	rm -rf "$img"
+	KC_FETCH_VMM=$(kc_host_modules "$img" "$KC_KREL" "$kdir/modules" "$KC_VMM_WANT" | tr '\n' ' ')
+}
 
+# kc_fetch_env KDIR ROOT: KDIR/env, what the other scripts know of the kernel (kc_load_env):
+# its headers (under ROOT, or in the chroot), compiler, QEMU's command line, modules.
+kc_fetch_env() {
+	local kdir=$1 root=$2 kdir_hdr chroot='' make_arch='' cross='' qemu console append
 	if ((KC_USE_CHROOT)); then
 		chroot=$KC_CHROOT_DIR
 		kdir_hdr=/usr/src/linux-headers-$KC_KREL
@@ -281,12 +285,32 @@ kc_fetch_one() {
 			"$kdir_hdr" "$chroot" "$KC_CC" "$make_arch" "$cross"
 		printf 'KC_CHROOT_PATHS=%q\n' "${chroot:+$kdir_hdr /usr/src/linux-headers-$KC_ABI-$KC_COMMON /usr/lib/$KC_KBUILD /usr/src/$KC_KBUILD}"
 		printf 'KC_VMLINUZ=%q\nKC_MODULES=%q\nKC_EXTRA_MODULES=%q\nKC_BUSYBOX=%q\n' \
-			"$kdir/vmlinuz" "$modules" "${extra% }" "$KVMCHURN_CACHE/busybox/$KC_DEBARCH/busybox"
-		printf 'KC_VMM_MODULES=%q\n' "${vmm% }"
+			"$kdir/vmlinuz" "$KC_FETCH_MODULES" "${KC_FETCH_EXTRA% }" "$KVMCHURN_CACHE/busybox/$KC_DEBARCH/busybox"
+		printf 'KC_VMM_MODULES=%q\n' "${KC_FETCH_VMM% }"
 		printf 'KC_FETCH_RECIPE=%q\n' "$KC_FETCH_RECIPE"
 		printf 'KC_QEMU=(%s)\nKC_APPEND=%q\n' "${qemu[*]@Q}" "$append"
 	} >"$kdir/env.tmp"
 	mv "$kdir/env.tmp" "$kdir/env"
+}
+
+# kc_fetch_one ID: resolve, download, unpack, write env. Runs in a subshell of its own.
+kc_fetch_one() {
+	kc_spec "$1"
+	local kdir=$KVMCHURN_CACHE/kernels/$KC_ID t=$SECONDS debs=$KVMCHURN_CACHE/debs/$KC_ID root
+	if [[ $KC_ONLINE == 0 ]]; then
+		kc_load_env "$KC_ID" || kc_die "$KC_ID: offline and not cached"
+		kc_log "$KC_ID: offline, using the cached $KC_KREL ($KC_PKGVER)"
+		return 0
+	fi
+	kc_fetch_debs "$kdir" "$debs"
+	((KC_FETCH_CACHED == 0)) || return 0
+	((KC_USE_CHROOT == 0)) || kc_chroot_ensure
+	root=$kdir/root
+	((KC_USE_CHROOT == 0)) || root=$KC_CHROOT_DIR
+	kc_fetch_unpack "$kdir" "$debs" "$root" "$kdir/.image"
+	kc_fetch_image "$kdir" "$kdir/.image"
+	rm -rf "$kdir/.image"
+	kc_fetch_env "$kdir" "$root"
 	rm -rf "$debs"
 	kc_log "$KC_ID: $KC_KREL ready ($((SECONDS - t)) s)"
 }

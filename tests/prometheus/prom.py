@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The prometheus tier's side of HTTP and of the numbers (tests/prometheus/run.sh):
+"""The prometheus tier's side of HTTP and of the numbers (tests/prometheus/tier.sh):
 node_exporter's /metrics and Prometheus' HTTP API, read with urllib on the loopback
 (no proxy, whatever the environment says), and their answers set against kvmchurn's.
 

@@ -7,9 +7,8 @@
 # --prometheus, --follow, standard input; and qtrace_fuzz (the trace reader under
 # ASan and UBSan). `make check-unit` builds qtrace_gen and qtrace_fuzz first.
 #
-#   KVMCHURN_CLIENT        the client (default: userspace/kvmchurn of this tree)
-#   KVMCHURN_QTRACE_GEN    qtrace_gen (default: tests/unit/qtrace_gen)
-#   KVMCHURN_QTRACE_FUZZ   qtrace_fuzz (default: tests/unit/qtrace_fuzz)
+# Options: tests/unit/lib.sh's unit_options (--client, --qtrace-gen, --qtrace-fuzz,
+# --tests, --no-promtool).
 #
 # One line a test, "ok - NAME" or "not ok - NAME" with "#" lines, then
 # "downtime: N passed, N failed"; the exit status is 1 if any failed.
@@ -18,9 +17,12 @@ set -u
 export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-client=${KVMCHURN_CLIENT:-$top/userspace/kvmchurn}
-gen=${KVMCHURN_QTRACE_GEN:-$here/qtrace_gen}
-fuzz=${KVMCHURN_QTRACE_FUZZ:-$here/qtrace_fuzz}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+unit_options "$@"
+client=${opt_client:-$top/userspace/kvmchurn}
+gen=${opt_gen:-$here/qtrace_gen}
+fuzz=${opt_fuzz:-$here/qtrace_fuzz}
 fixtures=$top/tests/fixtures/qemu-trace
 expected=$here/expected/downtime
 bg=		# a --follow in the background
@@ -32,9 +34,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-# shellcheck source-path=SCRIPTDIR source=lib.sh
-. "$here/lib.sh"
 
 # run [-C DIR] ARGS...: the client's status in $rc, its output in $tmp/out, $tmp/err.
 run() {

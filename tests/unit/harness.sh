@@ -19,6 +19,7 @@ export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$here/lib.sh"
+unit_options "$@"
 # shellcheck source=tests/lib/core.sh
 . "$here/../lib/core.sh"
 # shellcheck source=tests/lib/watch.sh

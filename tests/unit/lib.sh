@@ -5,8 +5,7 @@
 # packaging.sh), in the TAP of tests/lib/tap.sh. A test is a stretch of code
 # that adds what it finds wrong to problems[], then `finish NAME`.
 #
-#   KVMCHURN_TESTS   globs of test names (spaces between): only those tests
-#                    report and count, such as KVMCHURN_TESTS='fake-* *--follow*'
+# Every suite takes the options of unit_options; tests/unit/tier.sh runs them all.
 #
 # The sourcing suite sets here (its folder) and tmp (a scratch folder) first.
 
@@ -15,24 +14,60 @@
 
 problems=()	# what the current test found wrong
 
-# suite_setup: for a suite that needs no more: top (the tree), client
-# (KVMCHURN_CLIENT, default this tree's userspace/kvmchurn, which must have
+# unit_options ARG...: a suite's options, all optional (tests/unit/tier.sh passes them):
+#   --client PATH     the client (opt_client; default: userspace/kvmchurn of this tree)
+#   --version V       --version must print exactly this version (opt_version)
+#   --fakekvm PATH    tests/unit/fakekvm.so: the tests that run VMs against a fake
+#                     /dev/kvm (opt_fakekvm)
+#   --qtrace-gen PATH, --qtrace-fuzz PATH   downtime.sh's programs (default: beside it)
+#   --regen           rewrite the expected outputs derived from the captured fixtures
+#                     (tests/fixtures/refresh.sh does)
+#   --tests 'GLOB...' only the tests whose names match report and count, such as
+#                     'fake-* *--follow*'
+#   --no-promtool     check Prometheus outputs with promcheck.py alone
+# A bad one exits 2.
+unit_options() {
+	opt_client='' opt_version='' opt_fakekvm='' opt_gen='' opt_fuzz='' opt_regen='' opt_tests=''
+	opt_no_promtool=''
+	while (($#)); do
+		case $1 in
+		--regen) opt_regen=1; shift; continue ;;
+		--no-promtool) opt_no_promtool=1; shift; continue ;;
+		--client | --version | --fakekvm | --qtrace-gen | --qtrace-fuzz | --tests)
+			(($# >= 2)) || { echo "$(basename "$0"): $1 needs a value" >&2; exit 2; } ;;
+		*) echo "$(basename "$0"): unknown option $1 (tests/unit/lib.sh's unit_options lists them)" >&2; exit 2 ;;
+		esac
+		case $1 in
+		--client) opt_client=$2 ;;
+		--version) opt_version=$2 ;;
+		--fakekvm) opt_fakekvm=$2 ;;
+		--qtrace-gen) opt_gen=$2 ;;
+		--qtrace-fuzz) opt_fuzz=$2 ;;
+		--tests) opt_tests=$2 ;;
+		esac
+		shift 2
+	done
+}
+
+# suite_setup ARG...: for a suite that needs no more: its options (unit_options), top
+# (the tree), client (--client, default this tree's userspace/kvmchurn, which must have
 # been built) and tmp, a scratch folder removed at exit.
 suite_setup() {
+	unit_options "$@"
 	top=$(cd "$here/../.." && pwd)
-	client=${KVMCHURN_CLIENT:-$top/userspace/kvmchurn}
+	client=${opt_client:-$top/userspace/kvmchurn}
 	[[ -x $client ]] || { echo "$(basename "$0"): $client not found: run make client" >&2; return 1; }
 	tmp=$(mktemp -d) || return 1
 	# shellcheck disable=SC2064 # tmp is fixed now
 	trap "rm -rf '$tmp'" EXIT
 }
 
-# picked NAME: is NAME one of the tests asked for (all, without KVMCHURN_TESTS)?
+# picked NAME: is NAME one of the tests asked for (all, without --tests)?
 picked() {
 	local g
 
-	[[ -z ${KVMCHURN_TESTS:-} ]] && return 0
-	for g in $KVMCHURN_TESTS; do
+	[[ -z ${opt_tests:-} ]] && return 0
+	for g in $opt_tests; do
 		# shellcheck disable=SC2053 # $g is a glob on purpose
 		[[ $1 == $g ]] && return 0
 	done
@@ -136,13 +171,13 @@ json_ok() {
 # check metrics: package prometheus; CI has it, the package build too, by
 # Build-Depends) and by promcheck.py, which also checks that each histogram is whole
 # (le increasing, counts cumulative, +Inf equal to _count), which promtool does not.
-# Without promtool the test fails, unless KVMCHURN_NO_PROMTOOL=1 says to do without.
+# Without promtool the test fails, unless --no-promtool says to do without.
 prom_ok() {
 	if command -v promtool >/dev/null; then
 		promtool check metrics <"$1" >"$tmp/prom" 2>&1 ||
 			problems+=("promtool check metrics:" "$(head -c 600 "$tmp/prom")")
-	elif [[ ${KVMCHURN_NO_PROMTOOL:-} != 1 ]]; then
-		problems+=("no promtool to check $(basename "$1"): apt-get install prometheus (or KVMCHURN_NO_PROMTOOL=1: promcheck.py alone)")
+	elif [[ -z ${opt_no_promtool:-} ]]; then
+		problems+=("no promtool to check $(basename "$1"): apt-get install prometheus (or NO_PROMTOOL=1: promcheck.py alone)")
 	fi
 	"$python" "$here/promcheck.py" "$1" >"$tmp/prom" 2>&1 ||
 		problems+=("not Prometheus' text format:" "$(head -c 600 "$tmp/prom")")

@@ -6,7 +6,7 @@
 # commands, options and metrics against the client's own help; the modprobe.d example's
 # parameters against the module's. The tests/dkms tier builds and installs the packages.
 #
-#   KVMCHURN_CLIENT   the client (default: userspace/kvmchurn of this tree)
+# Options: tests/unit/lib.sh's unit_options (--client).
 #
 # One TAP line a test (tests/lib/tap.sh), then "packaging: N passed, N failed".
 
@@ -15,7 +15,7 @@ export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$here/lib.sh"
-suite_setup || exit 2
+suite_setup "$@" || exit 2
 words() { tr -s '[:space:]' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
 
 # the version

@@ -10,13 +10,13 @@
 #                 distributions, an empty module, absent probes, bad raw files
 # Against a capture the client must agree byte for byte with the module's own
 # files (all, hist/*, summary, checks, counters, filter); its other outputs
-# are compared with expected/fixtures/ID/*, which KVMCHURN_REGEN=1 rewrites
+# are compared with expected/fixtures/ID/*, which run.sh --regen rewrites
 # after a refresh. Outputs of hand fixtures are in expected/hand/, written and
 # checked by hand, never rewritten.
 
 fixtures=$(cd "$here/../fixtures" && pwd)
 hand=$fixtures/hand
-regen=${KVMCHURN_REGEN:-}
+regen=$opt_regen
 
 # in_fixtures ARGS...: the client run from tests/fixtures, so that paths in
 # its messages are the relative ones given.
@@ -26,7 +26,7 @@ in_fixtures() {
 }
 
 # golden ID NAME ARGS...: `kvmchurn -d ID ARGS` must print
-# expected/fixtures/ID/NAME; with KVMCHURN_REGEN=1 that file is written.
+# expected/fixtures/ID/NAME; with --regen that file is written.
 golden() {
 	local id=$1 name=$2 want
 
@@ -41,7 +41,7 @@ golden() {
 	elif [ -f "$want" ]; then
 		want_same out "$want"
 	else
-		problems+=("${want#"$here"/} is missing: run tests/fixtures/refresh.sh or KVMCHURN_REGEN=1 $0")
+		problems+=("${want#"$here"/} is missing: run tests/fixtures/refresh.sh or $0 --regen")
 	fi
 	finish "$id: $name"
 }
@@ -1463,9 +1463,9 @@ mapfile -t codes < <(sed -n 's/^  \([0-9][0-9]*\) .*/\1/p' "$expected/help.txt")
 for code in "${codes[@]}"; do
 	grep -A1 '^\.TP' "$man8" | grep -qx "\.B $code" || problems+=("exit status $code missing")
 done
-if [ -n "${KVMCHURN_VERSION:-}" ]; then
-	grep -q "^\.TH KVMCHURN 8 [0-9-]* \"kvmchurn $KVMCHURN_VERSION\"" "$man8" ||
-		problems+=("the .TH line is not of version $KVMCHURN_VERSION")
+if [ -n "$opt_version" ]; then
+	grep -q "^\.TH KVMCHURN 8 [0-9-]* \"kvmchurn $opt_version\"" "$man8" ||
+		problems+=("the .TH line is not of version $opt_version")
 fi
 finish "man page: every command and exit status"
 

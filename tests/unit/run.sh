@@ -4,14 +4,8 @@
 # Unit tests of the kvmchurn client on the host: no KVM, no root. Builds
 # nothing: `make check-unit` builds the client first.
 #
-#   KVMCHURN_CLIENT   the client (default: userspace/kvmchurn of this tree)
-#   KVMCHURN_VERSION  if set, `--version` must print exactly this version
-#   KVMCHURN_FAKEKVM  tests/unit/fakekvm.so, built from fakekvm.c: enables
-#                     the tests that run VMs against a fake /dev/kvm
-#   KVMCHURN_REGEN    if 1, rewrite the expected outputs derived from the
-#                     captured fixtures (tests/fixtures/refresh.sh does)
-#
-#   KVMCHURN_TESTS    globs of the test names to report (lib.sh)
+# Options: tests/unit/lib.sh's unit_options (--client, --version, --fakekvm,
+# --regen, --tests, --no-promtool).
 #
 # One TAP line a test (tests/lib/tap.sh; the difference as "#" lines), then
 # "client: N passed, N failed"; the exit status is 1 if any failed.
@@ -23,16 +17,16 @@ export TZ=UTC
 
 here=$(cd "$(dirname "$0")" && pwd)
 expected=$here/expected
-client=${KVMCHURN_CLIENT:-$here/../../userspace/kvmchurn}
-fakekvm=${KVMCHURN_FAKEKVM:-}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+unit_options "$@"
+client=${opt_client:-$here/../../userspace/kvmchurn}
+fakekvm=$opt_fakekvm
 tmp=$(mktemp -d) || exit 1
 trap 'chattr -R -i "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 # The module's parameters (the controls' fallback under lockdown): none here,
 # unless a test makes a folder of them; never the host's.
 export KVMCHURN_PARAMS=$tmp/no-params
-
-# shellcheck source-path=SCRIPTDIR source=lib.sh
-. "$here/lib.sh"
 
 # run ARGS...: the client's status in $rc, its output in $tmp/out, $tmp/err.
 run() {
@@ -66,8 +60,8 @@ comm=kc-unit-$$		# the VMs' name in the tests that start some
 run --version
 want_rc 0
 want_same err empty
-if [ -n "${KVMCHURN_VERSION:-}" ]; then
-	printf 'kvmchurn %s\n' "$KVMCHURN_VERSION" >"$tmp/version"
+if [ -n "$opt_version" ]; then
+	printf 'kvmchurn %s\n' "$opt_version" >"$tmp/version"
 	want_same out "$tmp/version"
 else
 	want_grep out '^kvmchurn [^ ]+$'
@@ -398,7 +392,7 @@ fake_tests() {
 
 touch "$tmp/kvm"
 if [ -z "$fakekvm" ]; then
-	echo "# fake-KVM tests skipped: KVMCHURN_FAKEKVM is not set"
+	echo "# fake-KVM tests skipped: no --fakekvm"
 else
 	fake -- -n 1
 	if grep -q 'is not a KVM device' "$tmp/err"; then

@@ -7,7 +7,7 @@
 # name written in one source file only. tests/kunit/render_test.c walks the
 # same table through the module's own files.
 #
-#   KVMCHURN_CLIENT   the client (default: userspace/kvmchurn of this tree)
+# Options: tests/unit/lib.sh's unit_options (--client).
 #
 # One TAP line a test (tests/lib/tap.sh), then "table: N passed, N failed".
 
@@ -16,7 +16,7 @@ export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$here/lib.sh"
-suite_setup || exit 2
+suite_setup "$@" || exit 2
 
 capture=$top/tests/fixtures/x86_64-6.12-kill
 "$client" show --list >"$tmp/list" 2>"$tmp/err"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# run.sh: the prometheus tier (make check-prometheus). kvmchurn's textfile as the real
+# tier.sh [--client PATH] [--timeout S]: the prometheus tier (make check-prometheus). kvmchurn's textfile as the real
 # node_exporter and Prometheus read it: Debian 12's prometheus-node-exporter (1.5) and
 # prometheus (2.42), started here on 127.0.0.1 on free ports, their data in a temporary
 # folder, stopped at exit: no service of the host is used, started or left.
@@ -18,21 +18,30 @@
 #     Prometheus, evaluated and healthy, KvmchurnNotLoaded pending for the host without
 #     the module, and KvmchurnExportStale's selector matching each host's textfile
 # Every wait is for an event (a port listening, the first scrape of every target, the
-# rules' first evaluation), bounded by KVMCHURN_PROM_TIMEOUT seconds (default 60); the
+# rules' first evaluation), bounded by --timeout seconds (default 60); the
 # numbers are asked at the time of that first scrape (prom.py: PROM_AT). One TAP line a test
 # (tests/lib/tap.sh), the verdict, then "N passed, N failed"; the log, with the servers'
 # own, in $KVMCHURN_CACHE/logs/prometheus*.log.
-# Knobs: KVMCHURN_CLIENT (default userspace/kvmchurn, built by make check-prometheus),
-# KVMCHURN_CACHE, KVMCHURN_PROM_TIMEOUT.
+# --client: default userspace/kvmchurn, which make check-prometheus builds. Knob:
+# KVMCHURN_CACHE.
 set -uo pipefail
 export LC_ALL=C
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=../lib/tap.sh
 . "$top/tests/lib/tap.sh"
-client=${KVMCHURN_CLIENT:-$top/userspace/kvmchurn}
+client=$top/userspace/kvmchurn
+limit=60
+while (($#)); do
+	case $1 in
+	--client) (($# >= 2)) || { echo "tier.sh: --client needs a path" >&2; exit 2; }; client=$2 ;;
+	--timeout) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { echo "tier.sh: --timeout needs seconds" >&2; exit 2; }; limit=$2 ;;
+	--help) echo "usage: tests/prometheus/tier.sh [--client PATH] [--timeout SECONDS]"; exit 0 ;;
+	*) echo "tier.sh: unknown argument $1 (--help)" >&2; exit 2 ;;
+	esac
+	shift 2
+done
 logs=${KVMCHURN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kvmchurn}/logs
-limit=${KVMCHURN_PROM_TIMEOUT:-60}
 examples=$top/examples/prometheus
 fixtures=$top/tests/fixtures
 # python3 itself, not a wrapper of it (a pyenv shim costs more than the program)
