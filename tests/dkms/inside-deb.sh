@@ -14,21 +14,12 @@
 #                           loaded and a raw file it cannot read, as systemd and the
 #                           journal see them
 # One TAP line a check.
-# shellcheck disable=SC2015,SC2012,SC2016 # ok/nok return 0, so A && ok || nok is if/else; ls of known names; sh -c scripts in single quotes
+# shellcheck disable=SC2015,SC2012,SC2016 # ok/not_ok return 0, so A && ok || not_ok is if/else; ls of known names; sh -c scripts in single quotes
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib/tap.sh
 . /kvmchurn/src/tests/lib/tap.sh
-ok() { tap_ok "$@"; }
-nok() { tap_not_ok "$@"; }
-check() { # check NAME CMD...: ok when CMD succeeds, its output in the log either way
-	local name=$1 rc=0
-	shift
-	"$@" >/tmp/check.out 2>&1 || rc=$?
-	sed 's/^/# /' /tmp/check.out
-	if ((rc == 0)); then ok "$name"; else nok "$name (exit $rc)"; fi
-}
 has() { # has NAME FILE PATTERN: FILE (a listing) has a line matching PATTERN
-	if grep -qE "$3" "$2"; then ok "$1"; else nok "$1"; fi
+	if grep -qE "$3" "$2"; then ok "$1"; else not_ok "$1"; fi
 }
 ver=$(make -s --no-print-directory -C /kvmchurn/src version)
 arch=$(dpkg --print-architecture)
@@ -39,8 +30,8 @@ build() {
 	cd /kvmchurn/src || exit 1
 	check "dpkg-buildpackage -us -uc -b" dpkg-buildpackage -us -uc -b
 	((tap_failed == 0)) || { tap_done; exit 1; }
-	[[ -f $dkms_deb ]] && ok "built ${dkms_deb#/kvmchurn/}" || nok "built ${dkms_deb#/kvmchurn/}"
-	[[ -f $client_deb ]] && ok "built ${client_deb#/kvmchurn/}" || nok "built ${client_deb#/kvmchurn/}"
+	[[ -f $dkms_deb ]] && ok "built ${dkms_deb#/kvmchurn/}" || not_ok "built ${dkms_deb#/kvmchurn/}"
+	[[ -f $client_deb ]] && ok "built ${client_deb#/kvmchurn/}" || not_ok "built ${client_deb#/kvmchurn/}"
 	dpkg-deb -c "$dkms_deb" | awk '{ print $6 }' >/tmp/dkms.list
 	dpkg-deb -c "$client_deb" | awk '{ print $6 }' >/tmp/client.list
 	sed 's/^/# kvmchurn-dkms: /' /tmp/dkms.list
@@ -52,12 +43,12 @@ build() {
 	has "kvmchurn-dkms has the modprobe.d example" /tmp/dkms.list '^\./usr/share/doc/kvmchurn-dkms/examples/modprobe\.d/kvmchurn\.conf$'
 	has "kvmchurn-dkms has the modules-load.d example" /tmp/dkms.list '^\./usr/share/doc/kvmchurn-dkms/examples/modules-load\.d/kvmchurn\.conf$'
 	if grep -qE '\.(o|ko|cmd)$|/userspace/|/tests/' /tmp/dkms.list; then
-		nok "kvmchurn-dkms holds no build product, client or test"
+		not_ok "kvmchurn-dkms holds no build product, client or test"
 	else
 		ok "kvmchurn-dkms holds no build product, client or test"
 	fi
 	cmp -s <(dpkg-deb --fsys-tarfile "$dkms_deb" | tar -xOf - "./usr/src/kvmchurn-$ver/dkms.conf") \
-		/kvmchurn/src/dkms.conf && ok "its dkms.conf is the tree's" || nok "its dkms.conf is the tree's"
+		/kvmchurn/src/dkms.conf && ok "its dkms.conf is the tree's" || not_ok "its dkms.conf is the tree's"
 	has "kvmchurn has /usr/sbin/kvmchurn" /tmp/client.list '^\./usr/sbin/kvmchurn$'
 	has "kvmchurn has the man page" /tmp/client.list '^\./usr/share/man/man8/kvmchurn\.8\.gz$'
 	has "kvmchurn has the bash completion" /tmp/client.list '^\./usr/share/bash-completion/completions/kvmchurn$'
@@ -71,11 +62,11 @@ build() {
 	has "/etc/default/kvmchurn-export is a conffile" /tmp/conffiles '^/etc/default/kvmchurn-export$'
 	local dep
 	dep=$(dpkg-deb -f "$dkms_deb" Depends)
-	[[ $dep == *dkms* ]] && ok "kvmchurn-dkms depends on dkms ($dep)" || nok "kvmchurn-dkms depends on dkms ($dep)"
+	[[ $dep == *dkms* ]] && ok "kvmchurn-dkms depends on dkms ($dep)" || not_ok "kvmchurn-dkms depends on dkms ($dep)"
 	[[ $(dpkg-deb -f "$dkms_deb" Architecture) == all ]] && ok "kvmchurn-dkms is arch all" ||
-		nok "kvmchurn-dkms is arch all"
+		not_ok "kvmchurn-dkms is arch all"
 	[[ $(dpkg-deb -f "$client_deb" Version) == "$ver" && $(dpkg-deb -f "$dkms_deb" Version) == "$ver" ]] &&
-		ok "both at version $ver (dkms.conf's)" || nok "both at version $ver (dkms.conf's)"
+		ok "both at version $ver (dkms.conf's)" || not_ok "both at version $ver (dkms.conf's)"
 }
 
 # the files of the system, but for what apt, dpkg, man-db and the logs keep of their own,
@@ -95,25 +86,25 @@ install() { # install CLIENT(0|1)
 	printf "# kernels with headers: %s\n" "$(tr "\n" " " <<<"$kernels")"
 	if ((with_client)); then
 		debs+=("$client_deb") pkgs="kvmchurn $pkgs"
-		[[ $(wc -w <<<"$kernels") -ge 2 ]] && ok "two or more kernels with headers" || nok "two or more kernels with headers"
-		dpkg -s linux-headers-amd64 >/dev/null 2>&1 && ok "linux-headers-amd64 installed" || nok "linux-headers-amd64 installed"
+		[[ $(wc -w <<<"$kernels") -ge 2 ]] && ok "two or more kernels with headers" || not_ok "two or more kernels with headers"
+		dpkg -s linux-headers-amd64 >/dev/null 2>&1 && ok "linux-headers-amd64 installed" || not_ok "linux-headers-amd64 installed"
 	else
-		[[ -n $kernels ]] && ok "a kernel with headers" || nok "a kernel with headers"
+		[[ -n $kernels ]] && ok "a kernel with headers" || not_ok "a kernel with headers"
 	fi
 	listing >/tmp/before
 	check "apt-get install $pkgs" apt-get -q -y install "${debs[@]}"
 	for k in $kernels; do
 		s=$(dkms status -m kvmchurn -v "$ver" -k "$k" 2>/dev/null)
-		[[ $s == *": installed"* ]] && ok "dkms built and installed it for $k" || nok "dkms built and installed it for $k: '$s'"
+		[[ $s == *": installed"* ]] && ok "dkms built and installed it for $k" || not_ok "dkms built and installed it for $k: '$s'"
 		ko=$(ls /lib/modules/"$k"/updates/dkms/kvmchurn.ko* 2>/dev/null | head -n1)
 		[[ -n $ko && $(modinfo -F version "$ko" 2>/dev/null) == "$ver" ]] && ok "$k: $ko, version $ver" ||
-			nok "$k: an installed module of version $ver"
+			not_ok "$k: an installed module of version $ver"
 		if [[ ! -e /lib/modules/$k/modules.dep ]]; then
 			# headers without the image: dkms 3.2+ leaves depmod to the image's install
 			echo "# no modules.dep for $k (its image is not installed): depmod run here"
 			depmod -a "$k"
 		fi
-		modprobe -n -S "$k" kvmchurn 2>/dev/null && ok "$k: modprobe finds it" || nok "$k: modprobe finds it"
+		modprobe -n -S "$k" kvmchurn 2>/dev/null && ok "$k: modprobe finds it" || not_ok "$k: modprobe finds it"
 	done
 	if ((with_client)); then
 		check "kvmchurn --version" sh -c "kvmchurn --version | grep -x 'kvmchurn $ver'"
@@ -140,19 +131,19 @@ install() { # install CLIENT(0|1)
 	# shellcheck disable=SC2086 # a list of names
 	check "apt-get purge $pkgs" apt-get -q -y purge $pkgs
 	for k in $kernels; do
-		ls /lib/modules/"$k"/updates/dkms/kvmchurn.ko* >/dev/null 2>&1 && nok "$k: module left" ||
+		ls /lib/modules/"$k"/updates/dkms/kvmchurn.ko* >/dev/null 2>&1 && not_ok "$k: module left" ||
 			ok "$k: module gone"
-		grep -q kvmchurn "/lib/modules/$k/modules.dep" && nok "$k: modules.dep still lists it" ||
+		grep -q kvmchurn "/lib/modules/$k/modules.dep" && not_ok "$k: modules.dep still lists it" ||
 			ok "$k: modules.dep no longer lists it"
 	done
-	! dkms status -m kvmchurn 2>/dev/null | grep -q . && ok "dkms status knows no kvmchurn" || nok "dkms status knows no kvmchurn"
+	! dkms status -m kvmchurn 2>/dev/null | grep -q . && ok "dkms status knows no kvmchurn" || not_ok "dkms status knows no kvmchurn"
 	! dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' 'kvmchurn*' 2>/dev/null | grep -qv '^un' &&
-		ok "dpkg knows no kvmchurn package" || nok "dpkg knows no kvmchurn package"
+		ok "dpkg knows no kvmchurn package" || not_ok "dpkg knows no kvmchurn package"
 	listing >/tmp/after
 	if cmp -s /tmp/before /tmp/after; then
 		ok "purge left nothing: the file tree is as before the install"
 	else
-		nok "purge left nothing: the file tree is as before the install"
+		not_ok "purge left nothing: the file tree is as before the install"
 		diff /tmp/before /tmp/after | sed 's/^/#   /' | head -n 40
 	fi
 }

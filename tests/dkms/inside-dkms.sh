@@ -8,7 +8,7 @@
 # dkms-install, the same dkms and Makefile that the release's amd64 chroot takes through.
 # /kvmchurn/src is the tree (what `make dkms-source` takes), /kvmchurn/out receives the
 # module DKMS installed (plain .ko) and the logs. One TAP line a check.
-# shellcheck disable=SC2015,SC2012 # ok/nok return 0, so A && ok || nok is if/else; ls of known names
+# shellcheck disable=SC2015,SC2012 # ok/not_ok return 0, so A && ok || not_ok is if/else; ls of known names
 set -u
 krel=$1
 once=${2:-}
@@ -17,13 +17,6 @@ out=/kvmchurn/out
 ver=$(make -s --no-print-directory -C "$src" version)
 # shellcheck source-path=SCRIPTDIR source=../lib/tap.sh
 . /kvmchurn/src/tests/lib/tap.sh
-ok() { tap_ok "$@"; }
-nok() { tap_not_ok "$@"; }
-check() { # check NAME CMD...: ok when CMD succeeds
-	local name=$1
-	shift
-	if "$@" >>"$out/dkms.log" 2>&1; then ok "$name"; else nok "$name"; fi
-}
 # the state dkms status gives kvmchurn/VER on krel ("" when none). dkms 2.x writes
 # "kvmchurn, VER, KREL, ARCH: state", 3.x "kvmchurn/VER, KREL, ARCH: state"; a version
 # added but built for no kernel is "kvmchurn/VER: added" (2.x: "kvmchurn, VER: added").
@@ -35,7 +28,7 @@ state() {
 is_state() { # is_state WANT WHEN
 	local s
 	s=$(state)
-	if [[ $s == "$1" ]]; then ok "dkms status: $1 $2"; else nok "dkms status: '$s' $2, want '$1'"; fi
+	if [[ $s == "$1" ]]; then ok "dkms status: $1 $2"; else not_ok "dkms status: '$s' $2, want '$1'"; fi
 }
 moddir=/lib/modules/$krel/updates/dkms
 installed() { ls "$moddir"/kvmchurn.ko* 2>/dev/null | head -n1; }
@@ -62,7 +55,7 @@ dkmsver=$(dpkg-query -W -f '${Version}' dkms)
 echo "# dkms $dkmsver, kernel $krel, kvmchurn $ver"
 : >"$out/dkms.log"
 [[ -f /lib/modules/$krel/build/Makefile ]] && ok "headers of $krel installed as packages" ||
-	nok "headers of $krel installed as packages"
+	not_ok "headers of $krel installed as packages"
 
 # the sources where DKMS takes them, the way the kvmchurn-dkms package puts them
 check "make dkms-source puts the sources in /usr/src/kvmchurn-$ver" make -C "$src" dkms-source
@@ -77,18 +70,18 @@ cp "$log" "$out/make.log" 2>/dev/null
 if grep -qx "make -C /lib/modules/$krel/build M=/var/lib/dkms/kvmchurn/$ver/build modules" "$log" 2>/dev/null; then
 	ok "the build ran dkms.conf's MAKE (the Makefile's module target)"
 else
-	nok "the build ran dkms.conf's MAKE (the Makefile's module target)"
+	not_ok "the build ran dkms.conf's MAKE (the Makefile's module target)"
 fi
 # the kernel's build warnings are the build tier's business; none may be an error here
-if grep -qE '(^|: )error:' "$log" 2>/dev/null; then nok "no error in make.log"; else ok "no error in make.log"; fi
+if grep -qE '(^|: )error:' "$log" 2>/dev/null; then not_ok "no error in make.log"; else ok "no error in make.log"; fi
 check "dkms install -k $krel" dkms install -m kvmchurn -v "$ver" -k "$krel"
 is_state installed "after install"
 ko=$(installed)
-if [[ -n $ko ]]; then ok "module installed as $ko"; else nok "module installed in $moddir"; fi
+if [[ -n $ko ]]; then ok "module installed as $ko"; else not_ok "module installed in $moddir"; fi
 v=$(modinfo -F version "$ko" 2>/dev/null)
-[[ $v == "$ver" ]] && ok "modinfo version $v" || nok "modinfo version '$v', want $ver"
+[[ $v == "$ver" ]] && ok "modinfo version $v" || not_ok "modinfo version '$v', want $ver"
 vm=$(modinfo -F vermagic "$ko" 2>/dev/null)
-[[ $vm == "$krel "* ]] && ok "vermagic is $krel's" || nok "vermagic '$vm' is not $krel's"
+[[ $vm == "$krel "* ]] && ok "vermagic is $krel's" || not_ok "vermagic '$vm' is not $krel's"
 # Secure Boot (Documentation/secure-boot.rst): dkms 3 signs every module it builds, with
 # its own key (/var/lib/dkms/mok.key, made at its first build, and its certificate
 # mok.pub) and the kernel's CONFIG_MODULE_SIG_HASH; dkms 2.8 (bullseye) only through a
@@ -97,22 +90,22 @@ sig=$(mktemp -d)
 if ! sig_of "$ko" "$sig"; then
 	case $dkmsver in
 	2.*) ok "dkms $dkmsver: the module is not signed (no sign_tool)" ;;
-	*) nok "dkms $dkmsver: the module is not signed" ;;
+	*) not_ok "dkms $dkmsver: the module is not signed" ;;
 	esac
 elif [[ $dkmsver == 2.* ]]; then
-	nok "dkms $dkmsver: the module is signed"
+	not_ok "dkms $dkmsver: the module is signed"
 else
 	openssl x509 -inform DER -in /var/lib/dkms/mok.pub -out "$sig/mok.pem" >>"$out/dkms.log" 2>&1
 	if openssl cms -verify -binary -inform DER -in "$sig/sig" -content "$sig/content" \
 		-certfile "$sig/mok.pem" -noverify -out /dev/null >>"$out/dkms.log" 2>&1; then
 		ok "dkms $dkmsver: the module is signed with /var/lib/dkms/mok.key (its signature verifies with mok.pub)"
 	else
-		nok "dkms $dkmsver: the module's signature does not verify with /var/lib/dkms/mok.pub"
+		not_ok "dkms $dkmsver: the module's signature does not verify with /var/lib/dkms/mok.pub"
 	fi
 	want=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"/\1/p' "/lib/modules/$krel/build/.config")
 	got=$(openssl asn1parse -inform DER -in "$sig/sig" 2>/dev/null | grep -m1 -oE ':sha[0-9]+' | tr -d :)
 	[[ -n $want && $got == "$want" ]] && ok "dkms $dkmsver: signed with the kernel's hash, $got" ||
-		nok "dkms $dkmsver: signed with '$got', the kernel's CONFIG_MODULE_SIG_HASH is '$want'"
+		not_ok "dkms $dkmsver: signed with '$got', the kernel's CONFIG_MODULE_SIG_HASH is '$want'"
 fi
 rm -rf "$sig"
 if [[ ! -e /lib/modules/$krel/modules.dep ]]; then
@@ -121,13 +114,13 @@ if [[ ! -e /lib/modules/$krel/modules.dep ]]; then
 	depmod -a "$krel"
 fi
 grep -q "^updates/dkms/kvmchurn.ko" "/lib/modules/$krel/modules.dep" &&
-	ok "depmod: modules.dep lists it" || nok "depmod: modules.dep lists it"
+	ok "depmod: modules.dep lists it" || not_ok "depmod: modules.dep lists it"
 # the modprobe.d example parses, and modprobe finds the DKMS module with those options
 cp "$src/examples/modprobe.d/kvmchurn.conf" /etc/modprobe.d/kvmchurn.conf
 want="insmod /lib/modules/$krel/${ko#/lib/modules/"$krel"/} filter=firecracker,cloud-hyperviso,qemu-system-x86 unit=us maxactive=512 pairs=4096"
 got=$(modprobe -n -v -S "$krel" kvmchurn 2>&1 | sed 's/ *$//')
 [[ $got == "$want" ]] && ok "modprobe uses the modprobe.d example" ||
-	{ nok "modprobe uses the modprobe.d example"; echo "#   got:  $got"; echo "#   want: $want"; }
+	{ not_ok "modprobe uses the modprobe.d example"; echo "#   got:  $got"; echo "#   want: $want"; }
 rm -f /etc/modprobe.d/kvmchurn.conf
 case $ko in
 *.xz) xz -dc "$ko" >"$out/kvmchurn.ko" ;;
@@ -135,12 +128,12 @@ case $ko in
 *.gz) gzip -dc "$ko" >"$out/kvmchurn.ko" ;;
 *) cp "$ko" "$out/kvmchurn.ko" ;;
 esac
-[[ -s $out/kvmchurn.ko ]] && ok "module handed to the vm tier" || nok "module handed to the vm tier"
+[[ -s $out/kvmchurn.ko ]] && ok "module handed to the vm tier" || not_ok "module handed to the vm tier"
 
 check "dkms remove --all" dkms remove -m kvmchurn -v "$ver" --all
 is_state "" "after remove"
-[[ -z $(installed) ]] && ok "module file gone" || nok "module file gone: $(installed)"
-grep -q kvmchurn "/lib/modules/$krel/modules.dep" && nok "modules.dep still lists it" ||
+[[ -z $(installed) ]] && ok "module file gone" || not_ok "module file gone: $(installed)"
+grep -q kvmchurn "/lib/modules/$krel/modules.dep" && not_ok "modules.dep still lists it" ||
 	ok "modules.dep no longer lists it"
 
 if [[ $once == once ]]; then
@@ -164,5 +157,5 @@ else
 fi
 [[ ! -e /usr/src/kvmchurn-$ver && -z $(installed) && ! -e /var/lib/dkms/kvmchurn/$ver ]] &&
 	ok "nothing of kvmchurn left in /usr/src, /var/lib/dkms, $moddir" ||
-	nok "nothing of kvmchurn left in /usr/src, /var/lib/dkms, $moddir"
+	not_ok "nothing of kvmchurn left in /usr/src, /var/lib/dkms, $moddir"
 tap_done

@@ -80,7 +80,7 @@ EOF
 # kc_apt_update: refresh the indexes once per run. KC_ONLINE=1 after a clean update,
 # 0 when it failed (cached kernels are then used as they are).
 kc_apt_update() {
-	if [[ ${KVMCHURN_APT_UPDATED:-} == 1 ]]; then
+	if [[ ${KC_APT_UPDATED:-} == 1 ]]; then
 		KC_ONLINE=1
 		return
 	fi
@@ -89,7 +89,7 @@ kc_apt_update() {
 	if apt-get -q update >"$KC_APT/update.log" 2>&1 &&
 		! grep -qE '^(W|E): (Failed|Some index files failed)' "$KC_APT/update.log"; then
 		KC_ONLINE=1
-		export KVMCHURN_APT_UPDATED=1 # child scripts of this run skip it
+		export KC_APT_UPDATED=1 # child scripts of this run skip it
 		kc_log "package indexes refreshed ($((SECONDS - t)) s)"
 	else
 		KC_ONLINE=0

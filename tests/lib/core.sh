@@ -21,11 +21,11 @@ kc_die() { kc_log "error: $*"; exit 1; }
 # kc_lock: one test run at a time per cache (they share the apt state and build folders).
 # Scripts that a locked run starts inherit the lock.
 kc_lock() {
-	[[ ${KVMCHURN_LOCKED:-} == 1 ]] && return 0
+	[[ ${KC_LOCKED:-} == 1 ]] && return 0
 	mkdir -p "$KVMCHURN_CACHE"
 	exec 9>"$KVMCHURN_CACHE/.lock"
 	flock -n 9 || kc_die "another kvmchurn test run holds $KVMCHURN_CACHE/.lock"
-	export KVMCHURN_LOCKED=1
+	export KC_LOCKED=1
 }
 
 # kc_stress_start: with STRESS=N (`make check-vm STRESS=2`), N CPU hogs and a memory hog

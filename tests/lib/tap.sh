@@ -11,6 +11,8 @@
 #   ok N - NAME # SKIP WHY      a test that could not run here, and why
 #   1..N                        the plan, at the end (tap_done)
 #
+# ok, not_ok, skip, diag, check and is write them, everywhere: no layer renames them.
+#
 # The harnesses count the "ok" and "not ok" lines; N numbers the tests of one
 # script.
 
@@ -18,29 +20,51 @@ tap_n=0
 tap_failed=0
 tap_skipped=0
 
-tap_ok() {
+# ok NAME: a test passed.
+ok() {
 	tap_n=$((tap_n + 1))
 	echo "ok $tap_n - $*"
 }
 
-tap_not_ok() {
+# not_ok NAME: a test failed; diag's lines after it say why.
+not_ok() {
 	tap_n=$((tap_n + 1))
 	tap_failed=$((tap_failed + 1))
 	echo "not ok $tap_n - $*"
 }
 
-# tap_skip NAME WHY
-tap_skip() {
+# skip NAME WHY: a test that cannot run here.
+skip() {
 	tap_n=$((tap_n + 1))
 	tap_skipped=$((tap_skipped + 1))
 	echo "ok $tap_n - $1 # SKIP $2"
 }
 
-# tap_diag LINE...: "#" lines, after a not ok or for the log.
-tap_diag() {
+# diag LINE...: "#" lines, after a not ok or for the log.
+diag() {
 	for tap_line in "$@"; do
 		echo "#   $tap_line"
 	done
+}
+
+# check NAME COMMAND [ARG...]: one test, ok when COMMAND succeeds (run in this shell:
+# a function's variables stay set), else "not ok NAME (exit N)"; what it printed
+# follows as "#" lines either way. Returns COMMAND's status.
+check() {
+	tap_name=$1
+	shift
+	tap_out=${TMPDIR:-/tmp}/tap-check.$$
+	"$@" >"$tap_out" 2>&1
+	tap_rc=$?
+	sed 's/^/# /' "$tap_out"
+	rm -f "$tap_out"
+	if [ "$tap_rc" -eq 0 ]; then ok "$tap_name"; else not_ok "$tap_name (exit $tap_rc)"; fi
+	return "$tap_rc"
+}
+
+# is NAME GOT WANT: one test of one value, named with what it got.
+is() {
+	if [ "$2" = "$3" ]; then ok "$1: $2"; else not_ok "$1: $2, want $3"; fi
 }
 
 # tap_done: the plan; false if a test failed.

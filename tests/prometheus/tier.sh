@@ -67,16 +67,6 @@ verdict() {
 	return 1
 }
 
-# check NAME CMD...: ok when CMD succeeds; its output as "#" lines either way.
-check() {
-	local name=$1 out rc=0
-	shift
-	out=$("$@" 2>&1) || rc=$?
-	[[ -z $out ]] || printf '%s\n' "$out" | sed 's/^/# /'
-	if ((rc == 0)); then tap_ok "$name"; else tap_not_ok "$name (exit $rc)"; fi
-	return "$rc"
-}
-
 # wait_for's condition (tests/lib/tap.sh): a process that listens on PORT, or has ended
 # (the caller tells which). Prometheus' events are waited for by prom.py wait, in one
 # process (a Python started every 0.1 s would cost a busy host more than the wait).
@@ -127,12 +117,12 @@ serve() {
 report() {
 	local lines=()
 	if [[ $3 == 0 ]]; then
-		tap_ok "$1"
+		ok "$1"
 		sed 's/^/# /' "$2"
 	else
-		tap_not_ok "$1"
+		not_ok "$1"
 		mapfile -t lines <"$2"
-		tap_diag "${lines[@]}"
+		diag "${lines[@]}"
 	fi
 }
 
@@ -141,13 +131,13 @@ tier_needs() {
 	local n
 	for n in "prometheus:$1" "prometheus-node-exporter:$2" "promtool:$3" "python3:$python"; do
 		[[ -n ${n#*:} ]] && continue
-		tap_not_ok "${n%%:*} installed"
-		tap_diag "apt-get install prometheus prometheus-node-exporter python3 (.ci/run does)"
+		not_ok "${n%%:*} installed"
+		diag "apt-get install prometheus prometheus-node-exporter python3 (.ci/run does)"
 		return 1
 	done
 	if [[ ! -x $client ]]; then
-		tap_not_ok "the client, $client"
-		tap_diag "make client (make check-prometheus builds it)"
+		not_ok "the client, $client"
+		diag "make client (make check-prometheus builds it)"
 		return 1
 	fi
 	echo "# $("$1" --version 2>&1 | head -n1); $("$2" --version 2>&1 | head -n1)"
@@ -164,10 +154,10 @@ export_hosts() {
 		dirs+=("${d%/}")
 		mkdir -p "$tmp/tf/$h"
 		"$client" -d "$d" export -o "$tmp/tf/$h/kvmchurn.prom" >"$tmp/out" 2>&1 ||
-			{ tap_not_ok "$h: kvmchurn export -o"; tap_diag "$(cat "$tmp/out")"; }
+			{ not_ok "$h: kvmchurn export -o"; diag "$(cat "$tmp/out")"; }
 	done
-	((${#hosts[@]} >= 2)) || { tap_not_ok "two captures or more in tests/fixtures"; return 1; }
-	tap_ok "${#hosts[@]} captures exported: ${hosts[*]}"
+	((${#hosts[@]} >= 2)) || { not_ok "two captures or more in tests/fixtures"; return 1; }
+	ok "${#hosts[@]} captures exported: ${hosts[*]}"
 }
 
 # serve_nodes NODE_EXPORTER PORT...: a node_exporter a host (tier's ports and targets).
@@ -178,7 +168,7 @@ serve_nodes() {
 		if ! serve "node_exporter $h" "$tmp/node-exporter-${h//\//-}.log" "${free[i]}" "$node_exporter" \
 			--web.listen-address=127.0.0.1:@PORT@ --collector.disable-defaults \
 			--collector.textfile --collector.textfile.directory="$tmp/tf/$h"; then
-			tap_not_ok "node_exporter for $h started"
+			not_ok "node_exporter for $h started"
 			return 1
 		fi
 		ports+=("$port")
@@ -205,10 +195,10 @@ test_textfiles() {
 		fi
 	done
 	if ((${#errs[@]} == 0)); then
-		tap_ok "${#targets[@]} node_exporters (textfile collector alone) serve the textfiles, node_textfile_scrape_error 0"
+		ok "${#targets[@]} node_exporters (textfile collector alone) serve the textfiles, node_textfile_scrape_error 0"
 	else
-		tap_not_ok "${#targets[@]} node_exporters serve the textfiles, node_textfile_scrape_error 0"
-		tap_diag "${errs[@]}"
+		not_ok "${#targets[@]} node_exporters serve the textfiles, node_textfile_scrape_error 0"
+		diag "${errs[@]}"
 	fi
 }
 
@@ -227,7 +217,7 @@ serve_prometheus() {
 	if ! serve prometheus "$tmp/server.log" "$2" "$1" \
 		--config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
 		--web.listen-address=127.0.0.1:@PORT@; then
-		tap_not_ok "prometheus started"
+		not_ok "prometheus started"
 		return 1
 	fi
 }
@@ -239,10 +229,10 @@ wait_scraped() {
 		# the numbers are asked at that time (prom.py)
 		PROM_AT=$(cat "$tmp/at")
 		export PROM_AT
-		tap_ok "prometheus on ${prom#http://} scraped all ${#targets[@]} targets (up == 1 at $PROM_AT)"
+		ok "prometheus on ${prom#http://} scraped all ${#targets[@]} targets (up == 1 at $PROM_AT)"
 	else
-		tap_not_ok "prometheus scraped all ${#targets[@]} targets within $limit s"
-		tap_diag "$(cat "$tmp/at")" "$(prompy targets "$prom" 2>&1)"
+		not_ok "prometheus scraped all ${#targets[@]} targets within $limit s"
+		diag "$(cat "$tmp/at")" "$(prompy targets "$prom" 2>&1)"
 		return 1
 	fi
 }
@@ -254,7 +244,7 @@ test_quantiles() {
 		"$client" -d "${dirs[i]}" summary --json >"$tmp/summary.$i.json"
 		args+=("127.0.0.1:${ports[i]}" "$tmp/summary.$i.json" "$tmp/q.$i")
 	done
-	prompy quantiles "$1" "${args[@]}" >"$tmp/out" 2>&1 || tap_diag "$(cat "$tmp/out")"
+	prompy quantiles "$1" "${args[@]}" >"$tmp/out" 2>&1 || diag "$(cat "$tmp/out")"
 	for i in "${!hosts[@]}"; do
 		report "${hosts[i]}: histogram_quantile(0.5|0.9|0.99) in the bucket of kvmchurn summary's p50/p90/p99; _count and _sum are its count and sum" \
 			"$tmp/q.$i" "$(cat "$tmp/q.$i.rc" 2>/dev/null)"
@@ -273,12 +263,12 @@ test_fleet() {
 	local what="sum by (le, metric) of the buckets (and _count) over ${#fleet[@]} hosts is kvmchurn merge of their snapshots"
 	mkdir -p "$tmp/merged"
 	if ! "$client" merge --help >/dev/null 2>&1; then
-		tap_not_ok "$what"
-		tap_diag "this client has no merge command"
+		not_ok "$what"
+		diag "this client has no merge command"
 	elif ! "$client" merge -o "$tmp/merged/raw" "${fleet[@]}" >"$tmp/out" 2>&1 ||
 		! "$client" -d "$tmp/merged" export -o "$tmp/merged.prom" >>"$tmp/out" 2>&1; then
-		tap_not_ok "kvmchurn merge of ${#fleet[@]} snapshots, exported"
-		tap_diag "$(cat "$tmp/out")"
+		not_ok "kvmchurn merge of ${#fleet[@]} snapshots, exported"
+		diag "$(cat "$tmp/out")"
 	else
 		rc=0
 		prompy summed "$1" "$(IFS=,; echo "${instances[*]}")" "$tmp/merged.prom" >"$tmp/q" 2>&1 || rc=$?
@@ -298,10 +288,10 @@ test_rules() {
 	sel=$(grep -o 'node_textfile_mtime_seconds{[^}]*}' "$examples/kvmchurn.rules.yml")
 	n=$(prompy value "$prom" "count($sel)")
 	if [[ $n == "${#targets[@]}" ]]; then
-		tap_ok "KvmchurnExportStale's $sel matches each host's textfile ($n)"
+		ok "KvmchurnExportStale's $sel matches each host's textfile ($n)"
 	else
-		tap_not_ok "KvmchurnExportStale's $sel matches each host's textfile: $n of ${#targets[@]}"
-		tap_diag "$(grep -h '^node_textfile_mtime_seconds' "$tmp"/metrics.*)"
+		not_ok "KvmchurnExportStale's $sel matches each host's textfile: $n of ${#targets[@]}"
+		diag "$(grep -h '^node_textfile_mtime_seconds' "$tmp"/metrics.*)"
 	fi
 }
 
@@ -332,7 +322,7 @@ tier() {
 
 	# a port each, and Prometheus'
 	mapfile -t free < <(prompy ports $((${#hosts[@]} + 2)))
-	((${#free[@]} == ${#hosts[@]} + 2)) || { tap_not_ok "free ports on 127.0.0.1"; return 1; }
+	((${#free[@]} == ${#hosts[@]} + 2)) || { not_ok "free ports on 127.0.0.1"; return 1; }
 	serve_nodes "$node_exporter" "${free[@]}" || return 1
 	test_textfiles
 

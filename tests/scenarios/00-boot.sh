@@ -8,7 +8,7 @@
 t() { # t DESCRIPTION COMMAND...: one TAP line from a command's status
 	d=$1
 	shift
-	if "$@" >/dev/null 2>&1; then tap_ok "$d"; else tap_not_ok "$d"; fi
+	if "$@" >/dev/null 2>&1; then ok "$d"; else not_ok "$d"; fi
 }
 
 echo "# $KVMCHURN_KERNEL ($KVMCHURN_ARCH): $(uname -r)"
@@ -33,4 +33,4 @@ uname -a >/tmp/boot/uname
 cat /proc/cmdline >/tmp/boot/cmdline
 cat /proc/modules >/tmp/boot/modules
 # not through t(): its stdout is the serial log
-if kvmchurn-put boot /tmp/boot; then tap_ok "kvmchurn-put boot/"; else tap_not_ok "kvmchurn-put boot/"; fi
+if kvmchurn-put boot /tmp/boot; then ok "kvmchurn-put boot/"; else not_ok "kvmchurn-put boot/"; fi

@@ -293,9 +293,9 @@ mode_signals() {
 mode_after() {
 	vms_check "$label" $((sig / N)) $((reg / N)) "$fr"
 	no_misses "$label: kretprobe misses"
-	is "$label: pairing drops" "$(rec pairs 4)" 0
-	is "$label: pairing entries aged out" "$(rec pairs 5)" 0
-	is "$label: exits not reaped (raw's pairs)" "$(rec pairs 6)" 0
+	is "$label: pairing drops" "$(raw_field pairs - 4)" 0
+	is "$label: pairing entries aged out" "$(raw_field pairs - 5)" 0
+	is "$label: exits not reaped (raw's pairs)" "$(raw_field pairs - 6)" 0
 	is "$label: kvmchurn check is the module's checks" "$(kvmchurn check)" "$(cat "$D/checks")"
 	warn=$(grep -v -e '^OK ' -e '^INFO ' "$D/checks")
 	if [ -z "$warn" ]; then ok "$label: checks has no WARN"; else not_ok "$label: checks: $warn"; fi
@@ -462,7 +462,7 @@ ge "filter '*': signal_to_exit" "$(d hist:signal_to_exit)" 10
 # Several names: exactly the VMs named by one of them.
 check "filter 'foo other' accepted" sh -c "echo 'foo other' >$D/filter"
 is "filter reads back" "$(cat "$D/filter")" "foo other"
-is "raw filter record" "$(rec filter 2)" "foo other"
+is "raw filter record" "$(raw_field filter - 2)" "foo other"
 echo >"$TR/trace"
 cp "$D/raw" /tmp/kc.raw0
 kvmchurn load $OTHER >/tmp/kc.load 2>&1 || not_ok "filter 'foo other': load --comm other: exit $?"

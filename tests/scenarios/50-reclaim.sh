@@ -38,7 +38,6 @@ events() { # events on|off: the vmscan reclaim-begin events, for firecracker onl
 		fi
 	done
 }
-kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 cgstat() { awk -v k="$1" '$1 == k { print $2 }' "$CG/memory.$2"; }
 # traced NAME ARGS...: run the helper as firecracker between two raw snapshots,
 # with an empty trace buffer; one line for its exit status.
@@ -57,8 +56,8 @@ n0=$(dmesg | wc -l)
 mkdir -p /tmp/kcbin
 cp /kvmchurn/bin/reclaim $FC
 # twice the memory: the reads never come back to a page still cached
-check "insmod brd, a RAM disk of $((2 * $(kb MemTotal))) KiB" \
-	insmod /kvmchurn/modules/brd.ko rd_nr=1 rd_size=$((2 * $(kb MemTotal))) max_part=1
+check "insmod brd, a RAM disk of $((2 * $(meminfo MemTotal))) KiB" \
+	insmod /kvmchurn/modules/brd.ko rd_nr=1 rd_size=$((2 * $(meminfo MemTotal))) max_part=1
 check "$RD is there" [ -b $RD ]
 tracefs || { not_ok "tracefs is available"; exit 0; }
 if insmod "$KVMCHURN_KO"; then ok "insmod kvmchurn.ko"; else not_ok "insmod kvmchurn.ko"; exit 0; fi
@@ -88,7 +87,7 @@ rmdir $CG || not_ok "rmdir $CG"
 
 # ---- direct ---------------------------------------------------------------
 old=$(cat /proc/sys/vm/min_free_kbytes)
-echo "# MemFree $(kb MemFree) kB, Cached $(kb Cached) kB, min_free_kbytes $old"
+echo "# MemFree $(meminfo MemFree) kB, Cached $(meminfo Cached) kB, min_free_kbytes $old"
 traced direct direct $RD
 is "direct: min_free_kbytes put back" "$(cat /proc/sys/vm/min_free_kbytes)" "$old"
 echo "$old" >/proc/sys/vm/min_free_kbytes # had the helper died before it could
@@ -99,7 +98,7 @@ is "direct: reclaim_memcg" "$(delta reclaim_memcg)" "$(tcount mm_vmscan_memcg_re
 events off
 
 no_misses "kretprobe misses"
-is "pairing drops" "$(rec pairs 4)" 0
+is "pairing drops" "$(raw_field pairs - 4)" 0
 grep -E '^reclaim' "$D/summary" | sed 's/^/# /'
 check "rmmod kvmchurn" rmmod kvmchurn
 check "rmmod brd" rmmod brd

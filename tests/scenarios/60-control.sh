@@ -184,17 +184,17 @@ fi
 
 if insmod "$KVMCHURN_KO" unit=ns filter=other pairs=64 maxactive=64 enable=0; then
 	ok "insmod kvmchurn.ko unit=ns filter=other pairs=64 maxactive=64 enable=0"
-	is "raw unit" "$(rec unit)" ns
-	is "raw filter" "$(rec filter)" other
+	is "raw unit" "$(raw_field unit - 2)" ns
+	is "raw filter" "$(raw_field filter - 2)" other
 	is "filter file" "$(cat $D/filter)" other
-	is "raw enabled" "$(rec enabled)" 0
+	is "raw enabled" "$(raw_field enabled - 2)" 0
 	is "enable file" "$(cat $D/enable)" 0
-	is "pairing table capacity" "$(rec pairs)" 64
+	is "pairing table capacity" "$(raw_field pairs - 2)" 64
 	is "parameter enable reads" "$(cat $P/enable)" 0
 	is "parameter filter reads" "$(cat $P/filter)" other
 	nothing_counted "enable=0" other -n 4 -j 2 --mem 16 --comm other
 	good enable '1\n' "1"
-	is "raw enabled" "$(rec enabled)" 1
+	is "raw enabled" "$(raw_field enabled - 2)" 1
 	counted "enabled" --comm other
 	is "enabled: counter:sigkill" "$(d counter:sigkill)" $((4 * $(per_vm sigkill)))
 	check "unit=ns: all names its maps @ns_" grep -q '^@ns_exit_mmap: $' $D/all
@@ -212,7 +212,7 @@ if ! insmod "$KVMCHURN_KO"; then
 	exit 0
 fi
 ok "insmod kvmchurn.ko"
-is "default unit" "$(rec unit)" us
+is "default unit" "$(raw_field unit - 2)" us
 is "default filter" "$(cat $D/filter)" firecracker
 is "default enable" "$(cat $D/enable)" 1
 
@@ -309,7 +309,7 @@ is "enable reads" "$(cat $D/enable)" 1
 good "$P/filter" 'x,y\n' "'x,y'"
 is "filter 'x,y' reads" "$(cat $D/filter)" "x y"
 is "parameter filter 'x,y' reads" "$(cat $P/filter)" "x y"
-is "raw filter" "$(rec filter)" "x y"
+is "raw filter" "$(raw_field filter - 2)" "x y"
 good "$P/filter" '0123456789abcde 1 2 3 4 5 6 7\n' "8 names, one of 15 characters"
 is "filter of 8 names reads" "$(cat $D/filter)" "0123456789abcde 1 2 3 4 5 6 7"
 good "$P/filter" '*\n' "'*'"
@@ -319,7 +319,7 @@ is "filter reads" "$(cat $D/filter)" firecracker
 is "parameter filter reads" "$(cat $P/filter)" firecracker
 good "$P/enable" '0\n' 0
 is "enable reads" "$(cat $D/enable)" 0
-is "raw enabled" "$(rec enabled)" 0
+is "raw enabled" "$(raw_field enabled - 2)" 0
 good "$P/enable" '1' "1 without a newline"
 is "enable reads" "$(cat $D/enable)" 1
 is "parameter enable reads" "$(cat $P/enable)" 1
@@ -337,9 +337,9 @@ after_reset() {
 	load "$1" -n 4 -j 2 --mem 16
 	settle "$mark" 4 || not_ok "$1: reap counter did not reach 4"
 	for m in kvm_create_vm exit_mmap exit_to_reap kvm_vm_release; do
-		is "$1: $m" "$(val hist $m)" 4
+		is "$1: $m" "$(raw_field hist $m 3)" 4
 	done
-	is "$1: counter exit" "$(val counter exit)" 4
+	is "$1: counter exit" "$(raw_field counter exit 3)" 4
 }
 
 cp "$D/raw" /tmp/kc.mark && mark=/tmp/kc.mark
@@ -380,14 +380,14 @@ kill -CONT $bg
 if wait $bg; then ok "reset during: kvmchurn load $LOAD"; else not_ok "reset during: load exit $?"; sed 's/^/# /' /tmp/kc.bg; fi
 quiet
 cp $D/raw /tmp/kc.final
-echo "# reset during the load: before it $(val hist kvm_create_vm /tmp/kc.before) VMs created, $(val counter exit /tmp/kc.before) exited"
+echo "# reset during the load: before it $(raw_field hist kvm_create_vm 3 /tmp/kc.before) VMs created, $(raw_field counter exit 3 /tmp/kc.before) exited"
 left=$(counts_in /tmp/kc.after 0 $((IRQFDS * J)))
 is "right after the reset: counts in [0, $((IRQFDS * J))]" "${left:-yes}" yes
 wrong=$(counts_in /tmp/kc.final 0 $((IRQFDS * N)))
 is "after the load: counts in [0, $((IRQFDS * N))]" "${wrong:-yes}" yes
 between() { # between TAG NAME K: K events a VM
-	b=$(val "$1" "$2" /tmp/kc.before)
-	a=$(val "$1" "$2" /tmp/kc.final)
+	b=$(raw_field "$1" "$2" 3 /tmp/kc.before)
+	a=$(raw_field "$1" "$2" 3 /tmp/kc.final)
 	hi=$(($3 * N - b))
 	lo=$((hi - $3 * J))
 	[ $lo -lt 0 ] && lo=0
@@ -404,8 +404,8 @@ between hist irqbypass_unregister $IRQFDS
 for c in exit reap sigkill; do between counter $c 1; done
 between counter irqbypass_unregister $IRQFDS
 slots_whole "reset during: every histogram's slots add up to its count" /tmp/kc.final
-is "reset during: pairing entries in use at the end" "$(rec pairs 3)" 0
-is "reset during: pairing drops" "$(rec pairs 4)" 0
+is "reset during: pairing entries in use at the end" "$(raw_field pairs - 3)" 0
+is "reset during: pairing drops" "$(raw_field pairs - 4)" 0
 grep -v -e '^OK ' -e '^INFO ' $D/checks | sed 's/^/# checks: /'
 
 # ---- rmmod during a load ---------------------------------------------------------
@@ -415,7 +415,7 @@ wait_hist kvm_create_vm 8
 # with several VM processes alive if they come (a VM ends faster than one
 # starts): the rmmod is checked however many there are
 wait_for 5 vms_at_least 3
-echo "# rmmod with $(vms_alive) VM processes alive, $(val hist kvm_create_vm) VMs created"
+echo "# rmmod with $(vms_alive) VM processes alive, $(raw_field hist kvm_create_vm 3) VMs created"
 if rmmod kvmchurn 2>/tmp/kc.err; then ok "rmmod during a -j $J load"; else not_ok "rmmod during a -j $J load: $(cat /tmp/kc.err)"; fi
 check "debugfs folder removed" [ ! -e $D ]
 if wait $bg; then ok "the load went on: kvmchurn load $LOAD"; else not_ok "the load went on: exit $?"; fi
@@ -426,8 +426,8 @@ if insmod "$KVMCHURN_KO"; then
 	mark=-
 	load "loaded again" -n 4 -j 2 --mem 16
 	settle "$mark" 4 || not_ok "loaded again: reap counter did not reach 4"
-	is "loaded again: kvm_create_vm" "$(val hist kvm_create_vm)" 4
-	is "loaded again: exit_mmap" "$(val hist exit_mmap)" 4
+	is "loaded again: kvm_create_vm" "$(raw_field hist kvm_create_vm 3)" 4
+	is "loaded again: exit_mmap" "$(raw_field hist exit_mmap 3)" 4
 	# the errors Documentation/ABI.rst promises
 	if wr summary 1; then
 		not_ok "a write to a view accepted"

@@ -78,18 +78,18 @@ picked() {
 finish() {
 	if picked "$1"; then
 		if ((${#problems[@]} == 0)); then
-			tap_ok "$1"
+			ok "$1"
 		else
-			tap_not_ok "$1"
-			tap_diag "${problems[@]}"
+			not_ok "$1"
+			diag "${problems[@]}"
 		fi
 	fi
 	problems=()
 }
 
-# skip NAME WHY: a test that cannot run here.
-skip() {
-	picked "$1" && tap_skip "$1" "$2"
+# skip_test NAME WHY: a test that cannot run here (tap.sh's skip, when --tests picks it).
+skip_test() {
+	picked "$1" && skip "$1" "$2"
 	problems=()
 }
 

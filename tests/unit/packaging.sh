@@ -30,7 +30,7 @@ if [[ -f $top/.gitignore ]]; then
 	result "every product of build.mk's KC_PRODUCTS is in .gitignore" "$products" \
 		"$(grep -xF -f <(tr ' ' '\n' <<<"$products") "$top/.gitignore" | words)"
 else
-	skip "every product of build.mk's KC_PRODUCTS is in .gitignore" "a tree without .gitignore (not a git checkout)"
+	skip_test "every product of build.mk's KC_PRODUCTS is in .gitignore" "a tree without .gitignore (not a git checkout)"
 fi
 
 # README's sample: each of its lines is one of `kvmchurn summary` on the fixture it names

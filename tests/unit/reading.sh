@@ -852,7 +852,7 @@ if [ -n "$lockdown_ok" ]; then
 	KVMCHURN_PARAMS='' run -d "$ctl" disable
 	want_rc 2
 	if [ -e /sys/module/kvmchurn/parameters/enable ]; then
-		skip "lockdown: the parameters' folder is /sys/module/kvmchurn/parameters by default" "kvmchurn is loaded here"
+		skip_test "lockdown: the parameters' folder is /sys/module/kvmchurn/parameters by default" "kvmchurn is loaded here"
 	else
 		printf 'kvmchurn disable: cannot open %s/enable: Operation not permitted: is the kernel locked down (/sys/kernel/security/lockdown)?\n' "$ctl" >"$tmp/want"
 		want_same err "$tmp/want"
@@ -861,7 +861,7 @@ if [ -n "$lockdown_ok" ]; then
 	locked
 else
 	for t in "filter NAME NAME" "filter '*'" disable enable reset; do
-		skip "lockdown: $t goes to the parameter" "needs root and chattr +i in $tmp"
+		skip_test "lockdown: $t goes to the parameter" "needs root and chattr +i in $tmp"
 	done
 fi
 

@@ -26,7 +26,7 @@ is "a kprobe on ftrace stays on it (kvm_vm_release)" \
 	"$(awk '$3 ~ /^kvm_vm_release\+/ && /FTRACE/ { n++ } END { print n + 0 }' $LIST)" 1
 if kvmchurn load -n 4 -j 2 --mem 16 >/tmp/kc.load 2>&1; then ok "kvmchurn load -n 4 -j 2"; else not_ok "kvmchurn load: exit $?"; fi
 quiet
-is "uevent_create, timed from the int3" "$(val hist uevent_create)" 4
-is "uevent_destroy, timed from the int3" "$(val hist uevent_destroy)" 4
+is "uevent_create, timed from the int3" "$(raw_field hist uevent_create 3)" 4
+is "uevent_destroy, timed from the int3" "$(raw_field hist uevent_destroy 3)" 4
 check "rmmod kvmchurn" rmmod kvmchurn
 exit 0

@@ -14,22 +14,22 @@ P="pairs=8 vms_live=4 vms_last=16 vms_slowest=4"
 # shellcheck disable=SC2086 # the parameters
 if ! insmod "$KVMCHURN_KO" $P; then not_ok "insmod kvmchurn.ko $P"; exit 0; fi
 ok "insmod kvmchurn.ko $P"
-is "table capacity" "$(rec pairs 2)" 8
+is "table capacity" "$(raw_field pairs - 2)" 8
 # shellcheck disable=SC2086 # LOAD is the load's arguments, split on purpose
 if kvmchurn load $LOAD >/tmp/kc.load 2>&1; then ok "kvmchurn load $LOAD"; else not_ok "kvmchurn load $LOAD: exit $?"; fi
 sed 's/^/# /' /tmp/kc.load
 check "the load lost no VM" grep -q "$N completed, 0 failed" /tmp/kc.load
 quiet
-dropped=$(rec pairs 4)
+dropped=$(raw_field pairs - 4)
 check "drops counted: $dropped" [ "$dropped" -gt 0 ]
 check "checks flag the drops" grep -q '^WARN.*drop' "$D/checks"
 grep -v -e '^OK ' -e '^INFO ' "$D/checks" | sed 's/^/# checks: /'
 for m in kvm_create_vm exit_mmap kvm_vm_release kvm_mmu_teardown; do
-	is "$m, which needs no pairing" "$(val hist $m)" $N
+	is "$m, which needs no pairing" "$(raw_field hist $m 3)" $N
 done
-is "exit counter, which needs no pairing" "$(val counter exit)" $N
-is "vcpu_create, which needs no pairing" "$(val hist vcpu_create)" $((2 * N))
-is "mmu_notifier_unregister, which needs no pairing" "$(val hist mmu_notifier_unregister)" $N
+is "exit counter, which needs no pairing" "$(raw_field counter exit 3)" $N
+is "vcpu_create, which needs no pairing" "$(raw_field hist vcpu_create 3)" $((2 * N))
+is "mmu_notifier_unregister, which needs no pairing" "$(raw_field hist mmu_notifier_unregister 3)" $N
 vstat() { awk -F '\t' -v c="$1" '$1 == "stats" { print $c }' "$D/vms"; }
 evicted=$(vstat 4)
 check "vms: 4 live records under -j 8 evicted some: $evicted" [ "$evicted" -gt 0 ]
@@ -50,16 +50,16 @@ else
 		[ "$slowest" -ge $((reaped < 4 ? reaped : 4)) -a "$slowest" -le 4 ]
 fi
 for m in signal_to_exit exit_to_reap exit_files; do
-	v=$(val hist $m)
+	v=$(raw_field hist $m 3)
 	check "$m at most $N: $v" [ "$v" -le $N ]
 done
 for c in reap sigkill; do
-	v=$(val counter $c)
+	v=$(raw_field counter $c 3)
 	check "$c at most $N: $v" [ "$v" -le $N ]
 done
-v=$(val hist irqbypass_unregister)
+v=$(raw_field hist irqbypass_unregister 3)
 check "irqbypass_unregister at most $((N * IRQFDS)): $v" [ "$v" -le $((N * IRQFDS)) ]
-is "entries in use at rest" "$(rec pairs 3)" 0
+is "entries in use at rest" "$(raw_field pairs - 3)" 0
 slots_whole "every histogram's slots add up to its count"
 sed 's/^/# /' "$D/summary"
 check "rmmod kvmchurn" rmmod kvmchurn

@@ -37,9 +37,9 @@ sed 's/^/# /' /tmp/kc.load
 check "the load lost no VM" grep -q "$N completed, 0 failed" /tmp/kc.load
 # at rest: the VMs gone, and in the pairing table only the marks that a
 # missed call leaves (below), which stay until they age out (10 minutes)
-left_at_most() { [ "$(vms_alive)" = 0 ] && [ "$(rec pairs 3)" -le "$(leftover_marks)" ]; }
+left_at_most() { [ "$(vms_alive)" = 0 ] && [ "$(raw_field pairs - 3)" -le "$(leftover_marks)" ]; }
 wait_for "$KC_WAIT" left_at_most ||
-	echo "# not at rest after $KC_WAIT s: $(vms_alive) VM processes, $(rec pairs 3) pairing entries in use"
+	echo "# not at rest after $KC_WAIT s: $(vms_alive) VM processes, $(raw_field pairs - 3) pairing entries in use"
 sed 's/^/# /' "$D/probes"
 for f in kvm_dev_ioctl:kct_ioctl kvm_vm_release:kct_release; do
 	s=${f%%:*}
@@ -55,12 +55,12 @@ want=$(awk -F '\t' '$1 == "hist" { m[$2] += 0 } $1 == "probe" { m[$2] += $7 } EN
 got=$(awk 'NR > 1 { print $1, $8 }' "$D/summary" | sort)
 is "summary's nmissed column is the probes' missed" "$(echo "$got" | tr '\n' ' ')" "$(echo "$want" | tr '\n' ' ')"
 check "checks flag the misses" grep -q '^WARN nmissed' "$D/checks"
-v=$(val hist kvm_create_vm)
+v=$(raw_field hist kvm_create_vm 3)
 check "kvm_create_vm at most $N: $v" [ "$v" -le $N ]
 slots_whole "every histogram's slots add up to its count"
 # a missed kvm_vm_release cannot let go of its VM's mark: it stays until it
 # ages out (KC_PAIR_MAX_AGE); nothing else is left behind
-used=$(rec pairs 3)
+used=$(raw_field pairs - 3)
 check "entries in use at rest ($used) at most the missed kvm_vm_release and destroy uevent calls ($(leftover_marks))" \
 	[ "$used" -le "$(leftover_marks)" ]
 sed 's/^/# /' "$D/summary"

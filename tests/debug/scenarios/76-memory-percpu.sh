@@ -41,7 +41,7 @@ while [ -z "$verdict" ] && [ $try -lt 8 ]; do
 	[ "$2" != "$a0" ] || back=$((back + 1))
 	said="try $try: loading took $taken bytes of each unit in $allocs allocations; the module says $claim"
 	if [ "$after" != "$c0 $a0 $f0" ] || [ "$c1" != "$c0" ]; then
-		tap_diag "$said; not clean: chunks, allocations, free bytes $c0 $a0 $f0 before, $c1 loaded, $after after"
+		diag "$said; not clean: chunks, allocations, free bytes $c0 $a0 $f0 before, $c1 loaded, $after after"
 		continue
 	fi
 	clean=$((clean + 1))
@@ -50,7 +50,7 @@ while [ -z "$verdict" ] && [ $try -lt 8 ]; do
 		verdict=ok
 		ok "$said"
 	else
-		tap_diag "$said (clean, disagrees)"
+		diag "$said (clean, disagrees)"
 		disagree=$((disagree + 1))
 		[ $disagree -lt 3 ] || { verdict=not; not_ok "$said: 3 clean tries disagree"; }
 	fi

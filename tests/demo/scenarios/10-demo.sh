@@ -23,7 +23,7 @@ $LOAD >/tmp/load.out 2>/tmp/load.err &
 pid=$!
 # progress: what the module has counted so far, about once a second
 while kill -0 $pid 2>/dev/null; do
-	echo "$(awk -v t="$t0" '{ printf "%5.1f s", $1 - t }' /proc/uptime): $(val hist kvm_create_vm) VMs created, $(val hist kvm_destroy_vm) destroyed (kvmchurn.ko's counts)" | say
+	echo "$(awk -v t="$t0" '{ printf "%5.1f s", $1 - t }' /proc/uptime): $(raw_field hist kvm_create_vm 3) VMs created, $(raw_field hist kvm_destroy_vm 3) destroyed (kvmchurn.ko's counts)" | say
 	sleep 1
 done
 if wait $pid; then

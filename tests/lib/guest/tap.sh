@@ -7,25 +7,16 @@
 D=/sys/kernel/debug/kvmchurn
 TR=
 
-ok() { tap_ok "$@"; }
-not_ok() { tap_not_ok "$@"; }
+# ok, not_ok, skip, diag, check, is, wait_for, now: tests/lib/tap.sh.
 
-# check DESCRIPTION COMMAND...: one line from a command's status.
-check() {
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
-
-# is DESCRIPTION GOT WANT
-is() {
-	if [ "$2" = "$3" ]; then ok "$1: $2"; else not_ok "$1: $2, want $3"; fi
-}
-
-# raw_field TAG NAME COLUMN: one field of the live raw file (columns from 1).
+# raw_field TAG NAME COLUMN [RAW]: the guest's one reader of the module's raw file: a
+# field (columns from 1) of the first record whose tag is TAG and, unless NAME is "-",
+# whose name (column 2) is NAME, such as "hist exit_mmap 3" (a count) or "pairs - 2";
+# "missing" when there is none. RAW: a saved copy instead of the live $D/raw.
 raw_field() {
 	awk -F '\t' -v t="$1" -v n="$2" -v c="$3" \
-		'$1 == t && $2 == n { print $c; found = 1; exit } END { if (!found) print "missing" }' "$D/raw"
+		'$1 == t && (n == "-" || $2 == n) { print $c; found = 1; exit }
+		END { if (!found) print "missing" }' "${4:-$D/raw}"
 }
 
 # deltas OLD NEW: "hist:METRIC COUNT" and "counter:NAME VALUE" lines, NEW - OLD.
@@ -49,10 +40,19 @@ d() {
 	echo missing
 }
 
-# rec TAG [COLUMN]: a field (default 2) of the first raw record with TAG.
-rec() {
-	awk -F '\t' -v t="$1" -v c="${2:-2}" '$1 == t { print $c; found = 1; exit }
-		END { if (!found) print "missing" }' "$D/raw"
+# meminfo KEY: KEY's kB (or count) in /proc/meminfo, 0 when the kernel has no such line.
+meminfo() { awk -v k="$1:" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/meminfo; }
+
+# loaded MODULE: is MODULE (its name in /proc/modules) loaded?
+loaded() { grep -q "^$1 " /proc/modules; }
+
+# read_all: every file of the module's folder read once to its end; what failed goes to
+# /tmp/kc.rerr (the readers of the fault scenarios, beside writers and loads).
+read_all() {
+	for f in "$D"/all "$D"/summary "$D"/counters "$D"/probes "$D"/checks \
+		"$D"/raw "$D"/vms "$D"/memory "$D"/filter "$D"/enable "$D"/hist/*; do
+		cat "$f" >/dev/null 2>>/tmp/kc.rerr || echo "read $f failed" >>/tmp/kc.rerr
+	done
 }
 
 # attached_syms KIND: the symbols of the attached probes of KIND (kretprobe, kprobe,
@@ -60,12 +60,6 @@ rec() {
 # attaches its own.
 attached_syms() {
 	awk -F '\t' -v k="$1" '$1 == "probe" && $3 == k && $5 == "attached" { printf "%s%s", n++ ? "," : "", $4 }' "$D/raw"
-}
-
-# val TAG NAME [RAW]: the count of a hist, or the value of a counter.
-val() {
-	awk -F '\t' -v t="$1" -v n="$2" '$1 == t && $2 == n { print $3; found = 1 }
-		END { if (!found) print "missing" }' "${3:-$D/raw}"
 }
 
 # vms_alive: VM processes (comm firecracker) still there.
@@ -85,7 +79,7 @@ KC_WAIT=300
 # snapshot, or N when BASE is "-" (sched_process_free, which counts a reap, runs
 # after an RCU grace period).
 settle() {
-	if [ "$1" = - ]; then st_base=0; else st_base=$(val counter reap "$1"); fi
+	if [ "$1" = - ]; then st_base=0; else st_base=$(raw_field counter reap 3 "$1"); fi
 	wait_for "$KC_WAIT" counter_is reap $((st_base + $2))
 }
 
@@ -110,11 +104,11 @@ load_deltas() {
 # Conditions for wait_for.
 vms_gone() { [ "$(vms_alive)" = 0 ]; }
 vms_at_least() { [ "$(vms_alive)" -ge "$1" ]; }
-hist_at_least() { [ "$(val hist "$1")" -ge "$2" ]; }
-counter_is() { [ "$(val counter "$1")" = "$2" ]; }
+hist_at_least() { [ "$(raw_field hist "$1" 3)" -ge "$2" ]; }
+counter_is() { [ "$(raw_field counter "$1" 3)" = "$2" ]; }
 # at_rest: no VM process left, and no traced exit the module still waits to see
 # reaped (sched_process_free runs after an RCU grace period).
-at_rest() { vms_gone && [ "$(rec pairs 3)" = 0 ]; }
+at_rest() { vms_gone && [ "$(raw_field pairs - 3)" = 0 ]; }
 
 # no_vms: wait until no VM process is left.
 no_vms() { wait_for "$KC_WAIT" vms_gone || echo "# still $(vms_alive) VM processes after $KC_WAIT s"; }
@@ -122,7 +116,7 @@ no_vms() { wait_for "$KC_WAIT" vms_gone || echo "# still $(vms_alive) VM process
 # quiet: wait until no VM process is left and every traced exit was reaped.
 quiet() {
 	wait_for "$KC_WAIT" at_rest ||
-		echo "# not at rest after $KC_WAIT s: $(vms_alive) VM processes, $(rec pairs 3) pairing entries in use"
+		echo "# not at rest after $KC_WAIT s: $(vms_alive) VM processes, $(raw_field pairs - 3) pairing entries in use"
 }
 
 # still SECS COMMAND...: COMMAND's output once five reads in a row, 0.2 s apart,
