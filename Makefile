@@ -216,22 +216,24 @@ check-qemu:
 demo:
 	tests/demo/run.sh $(KERNEL)
 
-# What kvmchurn costs the host, measured in one boot (not a test: not in check). The seed
-# runs beside it, from the user's copy: make bench SEED=/path/to/kvm_churn_breakdown.bt
+# What kvmchurn costs the host, measured in one boot (not a test: not in check), by
+# tests/bench/bench.sh MODE; BENCH='OPTION...' passes its options (bench.sh --help), e.g.
+# make bench-count BENCH='--exits 200'. The seed runs beside it, from the user's copy:
+# make bench SEED=/path/to/kvm_churn_breakdown.bt
 bench:
-	tests/bench/run.sh $(if $(SEED),--seed '$(SEED)') $(KERNELS)
+	tests/bench/bench.sh rounds $(if $(SEED),--seed '$(SEED)') $(BENCH) $(KERNELS)
 
 # Where bench's cost on unmatched exits goes: perf inside the same boots.
 bench-profile:
-	tests/bench/profile.sh $(KERNELS)
+	tests/bench/bench.sh profile $(BENCH) $(KERNELS)
 
 # The same, every kernel instruction counted by QEMU: the mechanism against the handlers.
 bench-count:
-	tests/bench/count.sh $(KERNELS)
+	tests/bench/bench.sh count $(BENCH) $(KERNELS)
 
 # exit_mmap and kvm_destroy_vm per GiB of guest memory, by backing (not a test).
 bench-backing:
-	tests/bench/backing.sh $(KERNELS)
+	tests/bench/bench.sh backing $(BENCH) $(KERNELS)
 
 # Documentation/compatibility.rst, from what the last vm, dkms and debug runs left.
 compatibility:

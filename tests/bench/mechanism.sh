@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# Sourced by profile.sh and count.sh: the kernel's probe mechanism, as the names of its
+# Sourced by bench.sh (profile, count): the kernel's probe mechanism, as the names of its
 # functions (an extended regex, as perf's --parent takes it): kprobes on ftrace (x86_64)
 # and by break and single step (arm64: the exception vectors, the entry and return of a
 # kernel-mode exception, and the debug exception's path to the kprobe handlers, which

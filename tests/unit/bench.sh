@@ -1,25 +1,40 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make bench-count's report (tests/bench/count.sh), on a guest log and a
-# plugin's counts made up here, with numbers chosen so that each class, each
-# difference and each verdict has one right value: where each address goes
-# (the kernel's mechanism and the rest, kvmchurn's and the floor's functions
-# in two sections, read from a module file assembled here, a trampoline),
-# which mark ends which run, and what a short or broken run prints.
+# The benchmark's reports (tests/bench/MODE/*.awk, which tests/bench/bench.sh runs on a
+# boot's log), run here as awk programs on inputs made up here or saved from a boot,
+# each with one right answer; no bench script is sourced. make bench-count's report
+# (count/), on a guest log and a plugin's counts with numbers chosen so that each
+# class, each difference and each verdict has one right value: where each address goes
+# (the kernel's mechanism and the rest, kvmchurn's and the floor's functions in two
+# sections, read from a module file assembled here, a trampoline), which mark ends which
+# run, and what a short or broken run prints. make bench's (rounds/) on a saved boot.
+# Then bench.sh itself: its refusals, before anything is fetched.
 #
 # One TAP line a test (tests/lib/tap.sh), then "bench: N passed, N failed".
 
 set -u
 export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
+bench=$here/../bench
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$here/lib.sh"
-# shellcheck source=tests/bench/count.sh
-. "$here/../bench/count.sh"
-set +e +o pipefail # count.sh's, for its own run: a test here goes on after a failure
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
+
+# kosyms KO MODULE: count/kosyms.awk on the module file KO
+kosyms() { { readelf -SW "$1" && readelf -sW "$1"; } | awk -v mod="$2" -f "$bench/count/kosyms.awk"; }
+
+# count_report LOG COUNTS BUILD: make bench-count's report, as count/host.bash makes it:
+# the module files' functions of BUILD, then the report of the guest's LOG and COUNTS
+count_report() {
+	{
+		kosyms "$3/kvmchurn.ko" "[kvmchurn]"
+		kosyms "$3/tests/bench/floor/kvmchurn_floor.ko" "[kvmchurn_floor]"
+	} >"$2.kosyms"
+	awk -v counts="$2" -f "$bench/goals.awk" -f "$bench/addr.awk" -f "$bench/count/syms.awk" \
+		-f "$bench/count/report.awk" "$2.kosyms" - <"$1"
+}
 
 # mod FILE FUNCTION...: a module file whose .text holds each FUNCTION, 32 bytes
 # each in order, and whose .text.unlikely holds FUNCTION_cold, 16 bytes
@@ -99,7 +114,7 @@ counts() {
 
 log >"$tmp/log"
 counts >"$tmp/counts"
-kc_count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
+count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
 cat >"$tmp/want" <<'EOF'
   kernel instructions an exit, counted:
   A (10 exits, 200015 kernel instructions an exit):
@@ -158,7 +173,7 @@ finish "A F B: each address to its class, the ratio met"
 		ffffffffc0100000 100
 	EOF
 } >"$tmp/counts"
-kc_count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
+count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
 want_eq "the heading" "  kernel instructions an exit, counted (V and W: 1000 VMs alive (pairs:1000 live:1000)):" "$(head -n 1 "$tmp/out")"
 want_eq "W - A" "  W - A, the mechanism with VMs alive:                   410.0  against F - A 410.0" "$(grep '^  W - A' "$tmp/out")"
 want_eq "V - W" "  V - W, kvmchurn's handlers with VMs alive:             110.0  against B - F 100.0: does not grow (goal <= 1.1 times)" "$(grep '^  V - W' "$tmp/out")"
@@ -166,21 +181,21 @@ want_eq "V beside B" "       60.0    120.0  kc_exit[kvmchurn]" "$(grep 'kc_exit\
 finish "V and W: 10 % more handlers with VMs alive does not grow"
 
 sed -i 's/^ffffffffc0300000 1200$/ffffffffc0300000 1300/' "$tmp/counts"
-kc_count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
+count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
 want_eq "V - W" "  V - W, kvmchurn's handlers with VMs alive:             120.0  against B - F 100.0: GROWS" "$(grep '^  V - W' "$tmp/out")"
 finish "V and W: 20 % more handlers with VMs alive grows"
 
 # B's handlers at 120 an exit against a mechanism of 410: not met; the plugin full
 log >"$tmp/log"
 counts | sed 's/^ffffffffc0200020 400$/ffffffffc0200020 500/; s/^end 6$/full\nend 6/' >"$tmp/counts"
-kc_count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
+count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
 want_eq "the ratio" "  (B - F) / (F - A):                                     0.268  goal <= 0.25: NOT met" "$(grep '^  (B - F)' "$tmp/out")"
 want_eq "the warning" "  the plugin ran out of counters: some instructions were not counted" "$(head -n 1 "$tmp/out")"
 finish "a ratio above 0.25 is not met, and a full plugin says so"
 
 # the plugin's file ends after A's mark: F and B have no counts, and no ratio
 counts | sed '/^mark 3$/,$d' >"$tmp/counts"
-kc_count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
+count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
 want_eq "the missing runs" "  F: the plugin wrote no mark 4, so no counts|  B: the plugin wrote no mark 6, so no counts" \
 	"$(grep 'no mark' "$tmp/out" | sort -k1,1r | paste -sd '|')"
 grep -q '^  A (10 exits, 200015 ' "$tmp/out" || problems+=("A's counts are not reported")
@@ -191,19 +206,19 @@ finish "a run whose mark the plugin never wrote is left out"
 # kernel's text, after _etext; inside them: kvm's last byte, the text's last
 log >"$tmp/log"
 counts | sed 's/^ffffffff81002000 2000000$/ffffffffc0010000 10\nffffffff81000fff 20\nffffffff8100f000 40\nffffffffc000ffff 1000\nffffffff8100efff 2000/' >"$tmp/counts"
-kc_count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
+count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
 want_eq "A's mechanism" "    mechanism                                     22.0" "$(sed -n '/^  A (/,/^  F (/p' "$tmp/out" | grep "^    mechanism")"
 want_eq "A's rest" "    rest                                         300.0" "$(sed -n '/^  A (/,/^  F (/p' "$tmp/out" | grep "^    rest")"
 finish "code outside the kernel's text and the modules is the mechanism"
 
 # a boot that counted nothing
 printf '# count sym ffffffff81001000 kprobe_ftrace_handler mechanism\n' >"$tmp/log"
-kc_count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
+count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
 want_eq "the report" "  no run was counted (the boot's not ok lines say why)" "$(cat "$tmp/out")"
 finish "no run, no report"
 
 # the module files' functions, by section and offset
-kc_count_kosyms "$tmp/build/kvmchurn.ko" "[kvmchurn]" | sort >"$tmp/out"
+kosyms "$tmp/build/kvmchurn.ko" "[kvmchurn]" | sort >"$tmp/out"
 want_eq "kvmchurn.ko" "[kvmchurn] .text 0000000000000000 kc_exit|[kvmchurn] .text 0000000000000020 kc_free|[kvmchurn] .text 000040 [end]|[kvmchurn] .text.unlikely 0000000000000000 kc_exit_cold|[kvmchurn] .text.unlikely 000010 [end]" \
 	"$(paste -sd '|' "$tmp/out")"
 finish "a module file's functions and text sections' ends"
@@ -215,44 +230,42 @@ finish "a module file's functions and text sections' ends"
 	echo "# count tramp B ffffffffc0209000 ftrace_trampoline[__builtin__ftrace]"
 } >"$tmp/log"
 counts | sed 's/^ffffffffc0000040 50$/ffffffffc0200040 50\nffffffffc0208010 30\nffffffffc0209010 100/' >"$tmp/counts"
-kc_count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
+count_report "$tmp/log" "$tmp/counts" "$tmp/build" >"$tmp/out" 2>&1
 want_eq "B's handlers" "    handler                                      110.0" "$(sed -n '/^  B (/,/^  F - A/p' "$tmp/out" | grep "^    handler")"
 want_eq "B's mechanism" "    mechanism                                    433.0" "$(sed -n '/^  B (/,/^  F - A/p' "$tmp/out" | grep "^    mechanism")"
 want_eq "B's rest" "    rest                                      200600.0" "$(sed -n '/^  B (/,/^  F - A/p' "$tmp/out" | grep "^    rest")"
 finish "past kvmchurn's text sections, in its core, is the mechanism"
 
-# make bench's report (report.awk) on the "# bench" lines of a real boot (arm64 6.1,
-# 2026-12-06, BENCH_ONLY=rounds: 3 rounds of 2,000 exits and 60 VMs, icount), the
-# bytes it printed then
-. "$here/../bench/goals.sh"
-awk -v clock=icount -v only=rounds -v storm=256 -v storm_mib=1 \
-	-v goal_share="$KC_BENCH_GOAL_SHARE" -v goal_growth="$KC_BENCH_GOAL_GROWTH" \
-	-f "$here/../bench/report.awk" "$here/../fixtures/bench/arm64-6.1-rounds.log" >"$tmp/out" 2>&1
+# make bench's report (rounds/report.awk) on the "# bench" lines of a real boot (arm64
+# 6.1, 2026-12-06, --only rounds: 3 rounds of 2,000 exits and 60 VMs, icount), the bytes
+# it printed then
+awk -v clock=icount -v only=rounds -v storm=256 -v storm_mib=1 -f "$bench/goals.awk" \
+	-f "$bench/rounds/report.awk" "$here/../fixtures/bench/arm64-6.1-rounds.log" >"$tmp/out" 2>&1
 want_eq "the report" "" "$(diff "$here/expected/bench/arm64-6.1-rounds.report" "$tmp/out")"
 finish "make bench's report of a saved boot is the one it printed"
 
 # make bench without the seed, which kvmchurn does not ship: a refusal that says what to
 # give, exit 2, before anything is fetched or booted (the cache folder stays unmade)
-bench_run() { KVMCHURN_CACHE=$tmp/nocache bash "$here/../bench/run.sh" "$@" >"$tmp/out" 2>&1; echo $?; }
+bench_run() { KVMCHURN_CACHE=$tmp/nocache bash "$bench/bench.sh" rounds "$@" >"$tmp/out" 2>&1; echo $?; }
 : >"$tmp/empty.bt"
 echo 'BEGIN { }' >"$tmp/seed.bt"
 chmod 0 "$tmp/seed.bt"
 want_eq "no seed: exit" 2 "$(bench_run x86_64-6.1)"
-want_eq "no seed: the message" "run.sh: make bench runs the seed script beside kvmchurn, and kvmchurn does not ship it (it carries no licence): give your copy, make bench SEED=/path/to/kvm_churn_breakdown.bt" "$(cat "$tmp/out")"
+want_eq "no seed: the message" "bench.sh: make bench runs the seed script beside kvmchurn, and kvmchurn does not ship it (it carries no licence): give your copy, make bench SEED=/path/to/kvm_churn_breakdown.bt" "$(cat "$tmp/out")"
 want_eq "--seed without a path: exit" 2 "$(bench_run --seed)"
-want_eq "--seed without a path: the message" "run.sh: --seed needs a path" "$(cat "$tmp/out")"
+want_eq "--seed without a path: the message" "bench.sh: --seed needs a path" "$(cat "$tmp/out")"
 for bad in "$tmp/none.bt" "$tmp/empty.bt" "$tmp"; do
 	want_eq "--seed $bad: exit" 2 "$(bench_run --seed "$bad" x86_64-6.1)"
-	want_eq "--seed $bad: the message" "run.sh: the seed script $bad is not a readable, non-empty file: give your copy of kvm_churn_breakdown.bt" "$(cat "$tmp/out")"
+	want_eq "--seed $bad: the message" "bench.sh: the seed script $bad is not a readable, non-empty file: give your copy of kvm_churn_breakdown.bt" "$(cat "$tmp/out")"
 done
 # root reads any file: unreadable only for others
 if ((EUID != 0)); then
 	want_eq "--seed unreadable: exit" 2 "$(bench_run "--seed=$tmp/seed.bt")"
 fi
 want_eq "an unknown flag: exit" 2 "$(bench_run --seeds x)"
-want_eq "an unknown flag: the message" "run.sh: unknown option --seeds" "$(head -n 1 "$tmp/out")"
+want_eq "an unknown flag: the message" "bench.sh: unknown option --seeds" "$(head -n 1 "$tmp/out")"
 want_eq "--help: exit" 0 "$(bench_run --help)"
-want_eq "--help: the usage" "usage: tests/bench/run.sh --seed PATH [ID...]   (make bench SEED=PATH [KERNELS=...])" "$(head -n 1 "$tmp/out")"
+want_eq "--help: the usage" "usage: tests/bench/bench.sh MODE [OPTION...] [ID...]" "$(head -n 1 "$tmp/out")"
 want_eq "nothing fetched" "" "$(ls -A "$tmp/nocache" 2>/dev/null)"
 finish "make bench refuses to run without the user's seed, before it fetches"
 

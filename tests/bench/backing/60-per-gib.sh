@@ -1,15 +1,16 @@
 #!/bin/sh
 # 60-per-gib (make bench-backing): what exit_mmap and kvm_destroy_vm cost per GiB
 # of guest memory, for each backing of `kvmchurn load --backing`. For each,
-# VMS VMs of MIB MiB, one at a time (-j 1, one vCPU, no irqfds), every page
-# written once (read once for file), SIGKILLed: the two metrics' sums and counts
-# from two raw snapshots, printed as "# backing KIND MIB VMS exit_mmap SUM COUNT
-# kvm_destroy_vm SUM COUNT" for tests/bench/backing.sh. /kvmchurn/backing.conf
-# sets VMS and MIB. A backing the kernel lacks is said so. Busybox sh.
+# BACKING_VMS VMs of BACKING_MIB MiB, one at a time (-j 1, one vCPU, no irqfds),
+# every page written once (read once for file), SIGKILLed: the two metrics' sums
+# and counts from two raw snapshots, printed as "# backing KIND MIB VMS exit_mmap
+# SUM COUNT kvm_destroy_vm SUM COUNT" for backing/report.awk (tests/bench/bench.sh
+# backing), which writes BACKING_VMS and BACKING_MIB in /kvmchurn/bench.conf. A
+# backing the kernel lacks is said so. Busybox sh.
 # shellcheck source=../../lib/guest/tap.sh
 . /kvmchurn/tap.sh
 # shellcheck source=/dev/null
-. /kvmchurn/backing.conf
+. /kvmchurn/bench.conf # BACKING_VMS BACKING_MIB
 
 meminfo() { awk -v k="$1:" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/meminfo; }
 
@@ -17,10 +18,10 @@ meminfo() { awk -v k="$1:" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }'
 per_gib() {
 	kind=$1
 	shift
-	load_deltas "$kind" "$VMS" -n "$VMS" -j 1 --vcpus 1 --irqfds 0 --mem "$MIB" \
+	load_deltas "$kind" "$BACKING_VMS" -n "$BACKING_VMS" -j 1 --vcpus 1 --irqfds 0 --mem "$BACKING_MIB" \
 		--timeout 3600 --end kill --backing "$kind" "$@"
-	grep -q "$VMS completed, 0 failed" /tmp/kc.load || { sed 's/^/# /' /tmp/kc.load; return; }
-	echo "# backing $kind $MIB $VMS exit_mmap $(val_sum exit_mmap) $(d hist:exit_mmap)" \
+	grep -q "$BACKING_VMS completed, 0 failed" /tmp/kc.load || { sed 's/^/# /' /tmp/kc.load; return; }
+	echo "# backing $kind $BACKING_MIB $BACKING_VMS exit_mmap $(val_sum exit_mmap) $(d hist:exit_mmap)" \
 		"kvm_destroy_vm $(val_sum kvm_destroy_vm) $(d hist:kvm_destroy_vm)"
 }
 # val_sum METRIC: the sum the load added (raw's hist field 4)
@@ -38,18 +39,18 @@ else
 	echo "# backing thp absent: no transparent huge pages in this kernel"
 fi
 if [ -w /proc/sys/vm/nr_hugepages ]; then
-	echo $((MIB / 2 + 4)) >/proc/sys/vm/nr_hugepages
-	if [ "$(meminfo HugePages_Total)" -ge $((MIB / 2)) ]; then
+	echo $((BACKING_MIB / 2 + 4)) >/proc/sys/vm/nr_hugepages
+	if [ "$(meminfo HugePages_Total)" -ge $((BACKING_MIB / 2)) ]; then
 		per_gib hugetlb
 	else
-		echo "# backing hugetlb absent: $((MIB / 2)) huge pages asked, $(meminfo HugePages_Total) reserved"
+		echo "# backing hugetlb absent: $((BACKING_MIB / 2)) huge pages asked, $(meminfo HugePages_Total) reserved"
 	fi
 	echo 0 >/proc/sys/vm/nr_hugepages
 else
 	echo "# backing hugetlb absent: no hugetlbfs in this kernel"
 fi
 per_gib memfd
-dd if=/dev/zero of=/tmp/snapshot.mem bs=1048576 count="$MIB" 2>/dev/null
+dd if=/dev/zero of=/tmp/snapshot.mem bs=1048576 count="$BACKING_MIB" 2>/dev/null
 per_gib file --mem-file /tmp/snapshot.mem
 rm -f /tmp/snapshot.mem
 rmmod kvmchurn || not_ok "rmmod kvmchurn"

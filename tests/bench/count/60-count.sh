@@ -1,7 +1,7 @@
 #!/bin/sh
 # 60-count (make bench-count, not a test): the unmatched exits' kernel
 # instructions, counted one by one by QEMU (count/insncount.c, loaded by
-# tests/bench/count.sh), in A (nothing loaded), F (the floor: kvmchurn's
+# tests/bench/bench.sh count), in A (nothing loaded), F (the floor: kvmchurn's
 # probes with empty handlers, tests/bench/floor), B (kvmchurn,
 # filter=firecracker), V (B with COUNT_ALIVE traced VMs alive, the pairing
 # table and the records busy) and W (F with the same VMs alive).

@@ -22,7 +22,7 @@
 # which an end-to-end difference of F and A cannot resolve on x86_64.
 # One "# profile CFG SAMPLES PARENT SYMBOL" line a (first matching frame,
 # sampled symbol) pair, "# profile CFG plain NS" for the exit without perf;
-# tests/bench/profile.sh adds them up.
+# profile/report.awk (tests/bench/bench.sh profile) adds them up.
 # shellcheck source=../../lib/guest/tap.sh
 . /kvmchurn/tap.sh
 . /kvmchurn/bench.conf # PROFILE_EXITS PROFILE_PERIOD PROFILE_ROUNDS PROFILE_ALIVE PROFILE_ALIVE_EXITS PROFILE_MECH

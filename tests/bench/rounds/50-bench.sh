@@ -35,7 +35,7 @@
 # that each round's forkexit has the same layout to copy. Then the misses (256 VMs killed
 # together, by maxactive) and the memory the module holds
 # against what the kernel reports. One "# bench ..." line a measurement;
-# tests/bench/run.sh makes the report. Busybox sh.
+# rounds/report.awk (tests/bench/bench.sh rounds) makes the report. Busybox sh.
 # shellcheck source=../../lib/guest/tap.sh
 . /kvmchurn/tap.sh
 # shellcheck source=/dev/null
@@ -330,7 +330,7 @@ echo "# bench wave largest $lo of $BENCH_WAVE_MAX"
 avail=$(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo)
 r=1
 if [ "$avail" -lt $((BENCH_ALIVE * 2)) ]; then
-	not_ok "alive: $avail MiB available, $((BENCH_ALIVE * 2)) wanted for $BENCH_ALIVE VMs (BENCH_MEM)"
+	not_ok "alive: $avail MiB available, $((BENCH_ALIVE * 2)) wanted for $BENCH_ALIVE VMs (--mem)"
 	r=$((BENCH_ALIVE_ROUNDS + 1))
 fi
 echo 0 >/proc/sys/kernel/randomize_va_space

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# count-report.awk: make bench-count's report (kc_count_report(), tests/bench/count.sh),
-# with addr.awk, from the guest's "# count" lines and the plugin's counts (-v counts=
-# the prefix of its files). Variables: counts, goal_share and goal_growth (goals.sh).
+# count/report.awk: make bench-count's report (tests/bench/bench.sh count), after
+# goals.awk, addr.awk and count/syms.awk, from the guest's "# count" lines and the
+# plugin's counts (-v counts=its file; each run's symbol table goes beside it, to
+# COUNTS.syms-CFG): instructions an exit by class and configuration, the ratios, and
+# where F's mechanism and B's handlers go.
 # find C A: the index in C's table of the last symbol at or below A (0: none)
 function find(c, a, lo, hi, mid) {
 	lo = 1; hi = ns[c]
@@ -13,14 +15,11 @@ function per(c, n) { return n / exits[c] }
 function row(name, c) {
 	printf "    %-40s %9.1f\n", name, per(c, cl[c, name])
 }
-$1 == "#" && $2 == "count" && $3 == "run" { cfg[$5] = $4; exits[$4] = $6; order = order " " $4; next }
+$1 == "#" && $2 == "count" && $3 == "run" { cfg[$5] = $4; exits[$4] = $6; order = order " " $4; runs++; next }
 $1 == "#" && $2 == "count" && $3 == "alive" { alive = $4 " VMs alive (" $5 " " $6 ")"; next }
 END {
-	for (m in cfg) {
-		c = cfg[m]; f = counts ".syms-" c
-		while ((getline line < f) > 0) { split(line, p, " "); ns[c]++; sa[c, ns[c]] = p[1] + 0; sn[c, ns[c]] = p[3]; sc[c, ns[c]] = p[4] }
-		close(f)
-	}
+	if (!runs) { print "  no run was counted (the boot's not ok lines say why)"; exit }
+	for (m in cfg) table(cfg[m], counts ".syms-" cfg[m])
 	while ((getline line < counts) > 0) {
 		split(line, p, " ")
 		if (p[1] == "mark") seen[p[2]] = 1

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# report.awk: make bench's report (tests/bench/run.sh), from one boot's "# bench" lines
-# (scenarios/50-bench.sh and 60-cpus.sh print them; CRs already dropped). Variables (-v):
-# clock (icount or wall), only (BENCH_ONLY), storm and storm_mib (BENCH_STORM,
-# BENCH_STORM_MIB), goal_share and goal_growth (goals.sh). The unit tier runs it on a
-# saved log (tests/fixtures/bench/).
+# rounds/report.awk: make bench's report (tests/bench/bench.sh rounds), from one boot's
+# "# bench" lines (rounds/50-bench.sh prints them; CRs already dropped), after goals.awk
+# (goal_share, goal_growth). Variables (-v): clock (--clock: icount or wall), only
+# (--only), storm and storm_mib (--storm, --storm-mib). The unit tier runs it on a saved
+# log (tests/fixtures/bench/).
 $1 != "#" || $2 != "bench" { next }
 $3 == "exit" || $3 == "churn" || $3 == "churncpu" || $3 == "churnfg" || $3 == "churnvmm" { v[$3, $4, $5] = $6; if ($5 > rounds) rounds = $5; next }
 $3 == "recorded" { rec[$4, $5, $6] = $7; next }
@@ -209,7 +209,7 @@ END {
 	}
 	printf "  exit_mmap recorded a round: B %s; P %s; S (exit_mmap/n_exit: its exit_mmap is the thread's comm, and the last thread out may be a vCPU) %s\n", recorded("churn", "B"), recorded("churn", "P"), recorded("churn", "S")
 	if (only == "rounds") {
-		printf "  misses, waves, VMs alive and memory: not run (BENCH_ONLY=rounds)\n"
+		printf "  misses, waves, VMs alive and memory: not run (--only rounds)\n"
 		exit
 	}
 	printf "  misses (%d traced VMs of 1 vCPU and %d MiB, killed together: kvmchurn load --together):\n", storm, storm_mib
