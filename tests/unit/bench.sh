@@ -8,8 +8,10 @@
 # class, each difference and each verdict has one right value: where each address goes
 # (the kernel's mechanism and the rest, kvmchurn's and the floor's functions in two
 # sections, read from a module file assembled here, a trampoline), which mark ends which
-# run, and what a short or broken run prints. make bench's (rounds/) on a saved boot.
-# Then bench.sh itself: its refusals, before anything is fetched.
+# run, and what a short or broken run prints. make bench's (rounds/) on a saved boot;
+# make bench-profile's (profile/) on samples made up here; make bench-backing's
+# (backing/) and the memory by CPUs (rounds/cpus.awk) on lines made up here. Then
+# bench.sh itself: its refusals, before anything is fetched.
 #
 # One TAP line a test (tests/lib/tap.sh), then "bench: N passed, N failed".
 
@@ -268,5 +270,172 @@ want_eq "--help: exit" 0 "$(bench_run --help)"
 want_eq "--help: the usage" "usage: tests/bench/bench.sh MODE [OPTION...] [ID...]" "$(head -n 1 "$tmp/out")"
 want_eq "nothing fetched" "" "$(ls -A "$tmp/nocache" 2>/dev/null)"
 finish "make bench refuses to run without the user's seed, before it fetches"
+
+# make bench-profile's report (profile/report.awk) on samples made up here: in every
+# configuration 100000 samples and 100000 instructions an exit without perf, so that a
+# sample is an instruction an exit. A has 1000 in the mechanism (rethook_flush_task,
+# whatever is loaded); F adds 30000 of mechanism, 10000 of code without a symbol (a
+# trampoline) and 1000 of the floor's handler; B the same and 8000 of its handlers
+# (first frame kc_exit: 5000 sampled there, 3000 in kc_lookup); W as F, and V as B with
+# 400 more in kc_exit. (B - F) / (F - A) = 7000 / 40000, V / B 1.05: both met, by
+# the intervals of their sample counts (1.96 standard deviations of a Poisson count).
+profile_log() {
+	cat <<-'EOF'
+		# profile floor exit_mmap,exit_files
+		# profile kprobes ftrace
+		# profile A plain 100000
+		# profile A ns 700000
+		# profile A 1000 rethook_flush_task rethook_flush_task
+		# profile A 60000 [other] unmap_page_range
+		# profile A 39000 [other] copy_page
+		# profile F plain 100000
+		# profile F ns 700000
+		# profile F 30000 kprobe_ftrace_handler kprobe_ftrace_handler
+		# profile F 10000 [other] 0xffffffffc0400010
+		# profile F 1000 kf_entry kf_entry
+		# profile F 59000 [other] unmap_page_range
+		# profile B plain 100000
+		# profile B ns 700000
+		# profile B 30000 kprobe_ftrace_handler kprobe_ftrace_handler
+		# profile B 10000 [other] 0xffffffffc0400010
+		# profile B 5000 kc_exit kc_exit
+		# profile B 3000 kc_exit kc_lookup
+		# profile B 52000 [other] unmap_page_range
+		# profile alive 1000 pairs:1000 live:1000
+		# profile V plain 100000
+		# profile V ns 700000
+		# profile V 30000 kprobe_ftrace_handler kprobe_ftrace_handler
+		# profile V 10000 [other] 0xffffffffc0400010
+		# profile V 5400 kc_exit kc_exit
+		# profile V 3000 kc_exit kc_lookup
+		# profile V 51600 [other] unmap_page_range
+		# profile W plain 100000
+		# profile W ns 700000
+		# profile W 30000 kprobe_ftrace_handler kprobe_ftrace_handler
+		# profile W 10000 [other] 0xffffffffc0400010
+		# profile W 1000 kf_entry kf_entry
+		# profile W 59000 [other] unmap_page_range
+	EOF
+}
+profile_report() { awk -f "$bench/goals.awk" -f "$bench/profile/report.awk" "$@" >"$tmp/out" 2>&1; }
+profile_log >"$tmp/log"
+profile_report "$tmp/log"
+cat >"$tmp/want" <<'EOF'
+  instructions an exit by call chain (95 % interval from the sample count):
+  A (1 runs, 100000 samples, 100000 instructions an exit without perf):
+    handlers (a kc_ or kf_ frame first)                0  [      0,       2]  (0 samples)
+    mechanism (a probe machinery frame first)       1000  [    938,    1062]  (1000 samples)
+    kernel code without a symbol (trampolines)         0  [      0,       2]  (0 samples)
+  F (1 runs, 100000 samples, 100000 instructions an exit without perf):
+    handlers (a kc_ or kf_ frame first)             1000  [    938,    1062]  (1000 samples)
+    mechanism (a probe machinery frame first)      30000  [  29661,   30339]  (30000 samples)
+    kernel code without a symbol (trampolines)     10000  [   9804,   10196]  (10000 samples)
+  B (1 runs, 100000 samples, 100000 instructions an exit without perf):
+    handlers (a kc_ or kf_ frame first)             8000  [   7825,    8175]  (8000 samples)
+    mechanism (a probe machinery frame first)      30000  [  29661,   30339]  (30000 samples)
+    kernel code without a symbol (trampolines)     10000  [   9804,   10196]  (10000 samples)
+  V (1 runs, 100000 samples, 100000 instructions an exit without perf), alive 1000 (pairs:1000 live:1000):
+    handlers (a kc_ or kf_ frame first)             8400  [   8220,    8580]  (8400 samples)
+    mechanism (a probe machinery frame first)      30000  [  29661,   30339]  (30000 samples)
+    kernel code without a symbol (trampolines)     10000  [   9804,   10196]  (10000 samples)
+  W (1 runs, 100000 samples, 100000 instructions an exit without perf), alive 1000 (pairs:1000 live:1000):
+    handlers (a kc_ or kf_ frame first)             1000  [    938,    1062]  (1000 samples)
+    mechanism (a probe machinery frame first)      30000  [  29661,   30339]  (30000 samples)
+    kernel code without a symbol (trampolines)     10000  [   9804,   10196]  (10000 samples)
+  F - A, the mechanism with empty handlers:            40000  [  39484,   40516]
+  B - F, kvmchurn's handlers less the empty ones:      7000  [   6763,    7237]
+  (B - F) / (F - A):                                   0.175  [  0.167,   0.183]  goal <= 0.25: met
+  the mechanism in B against F (the same probes):      39000 against 39000
+  A's samples in those frames (what an exit runs there without probes): 1000
+  W - A, the mechanism with 1000 alive:                40000  [  39484,   40516]  against F - A 40000
+  V - W, kvmchurn's handlers with them alive:           7400  [   7158,    7642]  against B - F 7000
+  (V - W) / (W - A):                                   0.185  [  0.177,   0.194]
+  handlers with 1000 alive / none alive:  1.050  [1.006, 1.096]  goal <= 1.1 (must not grow): met
+  where B's handler and mechanism samples start (first matching frame):
+    mechanism  30000   30000 an exit  kprobe_ftrace_handler
+    handler     8000    8000 an exit  kc_exit
+  symbols B gains most in over A (the sampled instruction's), instructions an exit:
+    +30000  (samples: A 0, B 30000)  kprobe_ftrace_handler
+    +10000  (samples: A 0, B 10000)  0xffffffffc0400010
+     +5000  (samples: A 0, B 5000)  kc_exit
+     +3000  (samples: A 0, B 3000)  kc_lookup
+EOF
+want_same out "$tmp/want"
+finish "profile: A F B V W: each class with its interval, the ratios met"
+
+# where kprobes trap (arm64), the mechanism's samples land after it: no ratio
+sed 's/^# profile kprobes ftrace$/# profile kprobes trap/' "$tmp/log" >"$tmp/log.trap"
+profile_report "$tmp/log.trap"
+want_eq "the trap" "  kprobes trap here (a break and a single step): their handlers and the trap run with interrupts" \
+	"$(grep '^  kprobes trap' "$tmp/out")"
+want_eq "no ratio" "" "$(grep '^  F - A\|^  (B - F)\|^  W - A\|^  V - W' "$tmp/out")"
+want_eq "V against B" "  handlers with 1000 alive / none alive:  1.050  [1.006, 1.096]  goal <= 1.1 (must not grow): met" \
+	"$(grep '^  handlers with' "$tmp/out")"
+finish "profile: kprobes that trap leave the ratios out"
+
+# B's handlers at 20000 (kc_exit 17000): (B - F) / (F - A) = 19000 / 40000, NOT met; V's
+# at 8800 against B's 8000: 1.1, whose interval [1.054, 1.148] says neither
+sed 's/^# profile B 5000 kc_exit kc_exit$/# profile B 17000 kc_exit kc_exit/; s/^# profile B 52000 /# profile B 40000 /' "$tmp/log" >"$tmp/log.b"
+profile_report "$tmp/log.b"
+want_eq "the ratio" "  (B - F) / (F - A):                                   0.475  [  0.461,   0.490]  goal <= 0.25: NOT met" \
+	"$(grep '^  (B - F)' "$tmp/out")"
+sed 's/^# profile V 5400 kc_exit kc_exit$/# profile V 5800 kc_exit kc_exit/; s/^# profile V 51600 /# profile V 51200 /' "$tmp/log" >"$tmp/log.v"
+profile_report "$tmp/log.v"
+want_eq "V against B" "  handlers with 1000 alive / none alive:  1.100  [1.054, 1.148]  goal <= 1.1 (must not grow): not resolved" \
+	"$(grep '^  handlers with' "$tmp/out")"
+finish "profile: a ratio above its goal is not met, one across it not resolved"
+
+# make bench-backing's table (backing/report.awk): 2 VMs of 512 MiB, exit_mmap's sum
+# 1000 us over 2 calls: 1000 us a GiB; thp's exit_mmap never seen; hugetlb absent
+cat >"$tmp/log" <<'EOF'
+# backing anon 512 2 exit_mmap 1000 2 kvm_destroy_vm 3000 2
+# backing thp 512 2 exit_mmap 0 0 kvm_destroy_vm 6000 2
+# backing hugetlb absent: no hugetlbfs in this kernel
+EOF
+awk -v clock=icount -f "$bench/backing/report.awk" "$tmp/log" >"$tmp/out" 2>&1
+cat >"$tmp/want" <<'EOF'
+backing     MiB  VMs  exit_mmap/GiB destroy_vm/GiB   (us of the guest clock: 1000 guest instructions each)
+anon        512    2           1000           3000
+thp         512    2             -1           6000
+  hugetlb absent: no hugetlbfs in this kernel
+EOF
+want_same out "$tmp/want"
+want_eq "no measurement: exit" 1 "$(awk -v clock=wall -f "$bench/backing/report.awk" /dev/null >"$tmp/out" 2>&1; echo $?)"
+want_eq "no measurement: the line" "  no measurement in the log" "$(cat "$tmp/out")"
+finish "backing: each metric a GiB, by backing"
+
+# make bench's memory by possible CPUs (rounds/cpus.awk): 1 and 2 CPUs, 1 KiB of per-CPU
+# data and 10 return instances of 128 bytes a CPU: 256 CPUs computed from them
+cat >"$tmp/cpus" <<'EOF'
+possible_cpus 1 percpu_per_cpu 1024 percpu 1024 slab 2048 vmalloc 8192 kretprobe_instances 10 kretprobes 1280 total 12544 kernel_percpu 4096 kernel_pools 0 kernel_vmalloc 8192 probes kretprobe:10
+possible_cpus 2 percpu_per_cpu 1024 percpu 2048 slab 2048 vmalloc 8192 kretprobe_instances 20 kretprobes 2560 total 14848 kernel_percpu 8192 kernel_pools 0 kernel_vmalloc 8192 probes kretprobe:10
+EOF
+awk -f "$bench/rounds/cpus.awk" "$tmp/cpus" >"$tmp/out" 2>&1
+want_eq "256 CPUs" "    256 CPUs, computed from the 1- and 2-CPU files: per-CPU 256.0 KiB in all; return instances 2560, at most 320.0 KiB; total at most 586.0 KiB" \
+	"$(grep '^    256 CPUs' "$tmp/out")"
+want_eq "1 CPU" "      1 CPUs: per-CPU 1.0 KiB a CPU, 1.0 KiB in all; return instances 10, 1.2 KiB; total 12.2 KiB" \
+	"$(grep '^      1 CPUs' "$tmp/out")"
+want_eq "no boot" "    no data (the boots' not ok lines say why)" "$(awk -f "$bench/rounds/cpus.awk" /dev/null | tail -n 1)"
+finish "rounds: the memory on 256 CPUs, computed from 1 and 2"
+
+# bench.sh's options: a value it does not take, an option of another mode, one that
+# needs a value, the environment knobs they replaced: exit 2, and why
+opt_run() { KVMCHURN_CACHE=$tmp/nocache bash "$bench/bench.sh" "$@" >"$tmp/out" 2>&1; echo $?; }
+want_eq "no mode: exit" 2 "$(opt_run)"
+want_eq "a mode that is not one" "2 bench.sh: no mode 'sweep': rounds, profile, count or backing (tests/bench/bench.sh --help)" "$(opt_run sweep) $(cat "$tmp/out")"
+want_eq "--exits 0" "2 bench.sh: --exits 0: give a whole number, 1 or more" "$(opt_run count --exits 0) $(cat "$tmp/out")"
+want_eq "--exits=x" "2 bench.sh: --exits x: give a whole number, 1 or more" "$(opt_run count --exits=x) $(cat "$tmp/out")"
+want_eq "--vms 100" "2 bench.sh: --vms 100: give a whole number, 1 to 99" "$(opt_run backing --vms 100) $(cat "$tmp/out")"
+want_eq "--mib 3" "2 bench.sh: --mib 3: give an even number of MiB (hugetlb's 2 MiB pages)" "$(opt_run backing --mib 3) $(cat "$tmp/out")"
+want_eq "--period 100" "2 bench.sh: --period 100: give a whole number, 10000 or more" "$(opt_run profile --period 100) $(cat "$tmp/out")"
+want_eq "--clock" "2 bench.sh: --clock tsc: icount or wall" "$(opt_run backing --clock tsc) $(cat "$tmp/out")"
+want_eq "--only" "2 bench.sh: --only all: cpus (the memory boots alone) or rounds (the rounds alone)" "$(opt_run rounds --only all) $(cat "$tmp/out")"
+want_eq "another mode's" "2 bench.sh: --storm is not an option of count (the modes that take it: rounds; tests/bench/bench.sh --help)" "$(opt_run count --storm 3) $(cat "$tmp/out")"
+want_eq "--clock of profile" "2 bench.sh: --clock is not an option of profile (the modes that take it: rounds, backing; tests/bench/bench.sh --help)" "$(opt_run profile --clock wall) $(cat "$tmp/out")"
+want_eq "no value" "2 bench.sh: --alive needs a number" "$(opt_run count --alive) $(cat "$tmp/out")"
+want_eq "an old knob" "2 bench.sh: COUNT_EXITS is not read any more: give the option --exits 200 (make: BENCH='--exits 200'; tests/bench/bench.sh --help)" \
+	"$(COUNT_EXITS=200 opt_run count) $(cat "$tmp/out")"
+want_eq "nothing fetched" "" "$(ls -A "$tmp/nocache" 2>/dev/null)"
+finish "bench.sh refuses what its options do not take, before it fetches"
 
 done_suite bench
