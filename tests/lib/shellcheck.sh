@@ -8,6 +8,9 @@
 # functions by name (wait_for COND, check CMD, a trap), which shellcheck cannot follow,
 # and its 46 findings were all such functions. Sourced files are followed (-x), from the
 # folder of the script that sources them (-P SCRIPTDIR, as their source= directives say).
+# Then the harness's own rule: no shell function over 80 lines (from "NAME() {" at the
+# start of a line to the next "}" there), so that a unit reads on one screen; an awk
+# program that outgrows a function goes into a .awk file of its own.
 # Exit status: 0 clean, 1 findings (printed), 2 shellcheck missing.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -47,3 +50,12 @@ else
 	echo "shellcheck: findings above, in ${#files[@]} scripts" >&2
 	exit 1
 fi
+long=$(awk 'FNR == 1 { name = "" }
+	/^[A-Za-z_][A-Za-z0-9_]*\(\) *\{/ { name = $1; sub(/\(.*/, "", name); start = FNR; next }
+	/^}/ && name != "" { if (FNR - start + 1 > 80) printf "%s:%d: %s() is %d lines\n", FILENAME, start, name, FNR - start + 1; name = "" }' "${files[@]}")
+if [[ -n $long ]]; then
+	printf '%s\n' "$long" >&2
+	echo "shellcheck: functions over 80 lines, above: split them" >&2
+	exit 1
+fi
+echo "shellcheck: no function over 80 lines"

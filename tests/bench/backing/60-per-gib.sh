@@ -12,7 +12,6 @@
 # shellcheck source=/dev/null
 . /kvmchurn/bench.conf # BACKING_VMS BACKING_MIB
 
-meminfo() { awk -v k="$1:" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/meminfo; }
 
 # per_gib KIND [OPTIONS...]
 per_gib() {

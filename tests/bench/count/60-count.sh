@@ -80,7 +80,7 @@ if [ "$COUNT_ALIVE" -gt 0 ]; then
 	config V
 	alive_start "$COUNT_ALIVE"
 	if wait_for 3600 held "$COUNT_ALIVE"; then
-		echo "# count alive $COUNT_ALIVE pairs:$(rec pairs 3) live:$(awk -F '\t' '$1 == "stats" { print $5 }' $D/vms)"
+		echo "# count alive $COUNT_ALIVE pairs:$(raw_field pairs - 3) live:$(awk -F '\t' '$1 == "stats" { print $5 }' $D/vms)"
 		count V
 		if config F; then
 			count W

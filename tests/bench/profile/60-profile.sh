@@ -79,7 +79,7 @@ if [ "$PROFILE_ALIVE" -gt 0 ]; then
 	config V
 	alive_start "$PROFILE_ALIVE"
 	if wait_for 3600 held "$PROFILE_ALIVE"; then
-		echo "# profile alive $PROFILE_ALIVE pairs:$(rec pairs 3) live:$(awk -F '\t' '$1 == "stats" { print $5 }' $D/vms)"
+		echo "# profile alive $PROFILE_ALIVE pairs:$(raw_field pairs - 3) live:$(awk -F '\t' '$1 == "stats" { print $5 }' $D/vms)"
 		r=1
 		while [ "$r" -le "$PROFILE_ROUNDS" ]; do
 			profile V "$PROFILE_ALIVE_EXITS" && ok "profile V, round $r"

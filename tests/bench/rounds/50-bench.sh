@@ -176,7 +176,7 @@ config() { # config A|B|C|P|Q
 # a subshell cannot wait for bpftrace, and read its output before it was written).
 recorded() {
 	case $1 in
-	B | C | K) val hist exit_mmap ;;
+	B | C | K) raw_field hist exit_mmap 3 ;;
 	P | Q) peer_hits exit_mmap ;;
 	S) echo "$(seed_hits us_exit_mmap)/$(seed_count n_exit)" ;;
 	*) echo 0 ;;
@@ -270,9 +270,9 @@ storm() { # storm MAXACTIVE [VMS]: prints "MISSED METRIC:MISSED...", or "error"
 			END { print m + 0 by }' $D/probes
 		# none missed: every VM's destruction was timed
 		[ "$(awk 'NR > 1 && ($2 == "kretprobe" || $2 == "fprobe") { m += $NF } END { print m + 0 }' $D/probes)" != 0 ] ||
-			[ "$(val hist kvm_destroy_vm)" = "$wave" ] ||
-			not_ok "storm: kvm_destroy_vm recorded $(val hist kvm_destroy_vm), want $wave" >&2
-		rec pairs 4 >/tmp/storm.drops
+			[ "$(raw_field hist kvm_destroy_vm 3)" = "$wave" ] ||
+			not_ok "storm: kvm_destroy_vm recorded $(raw_field hist kvm_destroy_vm 3), want $wave" >&2
+		raw_field pairs - 4 >/tmp/storm.drops
 	else
 		echo error
 		sed 's/^/# storm: /' /tmp/storm.out >&2
@@ -343,7 +343,7 @@ while [ "$r" -le "$BENCH_ALIVE_ROUNDS" ]; do
 	alive_start "$BENCH_ALIVE"
 	if wait_for 3600 held "$BENCH_ALIVE"; then
 		bn=$(forkexit "$BENCH_EXITS")
-		info="pairs:$(rec pairs 3) live:$(awk -F '\t' '$1 == "stats" { print $5 }' $D/vms)"
+		info="pairs:$(raw_field pairs - 3) live:$(awk -F '\t' '$1 == "stats" { print $5 }' $D/vms)"
 		rmmod kvmchurn
 		an=$(forkexit "$BENCH_EXITS")
 		# still all there: both were measured with them
@@ -368,20 +368,21 @@ ok "alive"
 # kretprobe instances (kmalloc-SIZE objects before 6.7) can be told from the
 # fixed cost of loading a module. Each account is read once it stands still
 # (still): the previous unload's instances and pages go after a grace period.
-meminfo() { awk '$1 == "Percpu:" || $1 == "SUnreclaim:" || $1 == "VmallocUsed:" { printf " %s %s", $1, $2 }' /proc/meminfo; }
+# kernel_mem: the kernel's own memory lines that a module's load moves
+kernel_mem() { awk '$1 == "Percpu:" || $1 == "SUnreclaim:" || $1 == "VmallocUsed:" { printf " %s %s", $1, $2 }' /proc/meminfo; }
 insmod "$KVMCHURN_KO" && size=$(awk '$1 == "kretprobes" { b = $2 } $1 == "kretprobe_instances" { n = $2 }
 	END { print n ? b / n : 0 }' $D/memory) && rmmod kvmchurn
 cache=kmalloc-$size
 # from 6.7 an objpool holds them, in vmalloc'd pages: VmallocUsed tells
 ! kc_objpool || cache=none
 for m in 512 1 512 1 512 1; do
-	before="$(still 60 meminfo) $cache: $(still 60 slabobjs "$cache")"
+	before="$(still 60 kernel_mem) $cache: $(still 60 slabobjs "$cache")"
 	insmod "$KVMCHURN_KO" maxactive=$m || { not_ok "memory: insmod maxactive=$m"; continue; }
 	echo "# bench mem $m before$before"
-	echo "# bench mem $m loaded$(still 60 meminfo) $cache: $(still 60 slabobjs "$cache") vmpairs: $(vmmodule)"
+	echo "# bench mem $m loaded$(still 60 kernel_mem) $cache: $(still 60 slabobjs "$cache") vmpairs: $(vmmodule)"
 	echo "# bench mem $m module $(tr '\n' ' ' <$D/memory)"
 	rmmod kvmchurn
-	echo "# bench mem $m after$(still 60 meminfo) $cache: $(still 60 slabobjs "$cache")"
+	echo "# bench mem $m after$(still 60 kernel_mem) $cache: $(still 60 slabobjs "$cache")"
 done
 # SLUB counts a CPU's cached free objects as in use: how many it may hold
 sys=/sys/kernel/slab/$cache
