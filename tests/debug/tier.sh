@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tier.sh [ID]: the debug tier (`make check-debug`; ID x86_64-debug-rt: check-debug-rt). On the debug kernel that lib/debug-kernel/build.sh
+# tier.sh [ID]: the debug tier (`make check-debug`; ID x86_64-debug-rt: check-debug-rt). On the debug kernel that lib/debug-kernel/kernel.sh
 # builds (KASAN, UBSAN, lockdep, kmemleak, DEBUG_PREEMPT, KUnit, no BTF): the kernel's own checkpatch
 # on our kernel code, the build tier (module and KUnit suites, W=1 C=1), then the vm
 # tier with the KUnit scenario, the fault scenarios of scenarios/ and the scenarios of

@@ -8,6 +8,9 @@ KC_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KC_TOP=$(cd "$KC_LIB/../.." && pwd)
 KVMCHURN_CACHE=${KVMCHURN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kvmchurn}
 KC_FAIL=3 # a kernel's status for a judged failure (kc_run_tier); others: a harness error
+# SCRIPTDIR, to shellcheck, is the folder of the script it checks, and it looks there first:
+# a script that sources core.sh must not sit beside a file named as one of these three
+# (tests/lib/debug-kernel/ once had a build.sh: it followed itself, 14 GB and 3 minutes).
 # shellcheck source-path=SCRIPTDIR source=matrix.sh
 . "$KC_LIB/matrix.sh"
 # shellcheck source-path=SCRIPTDIR source=apt.sh

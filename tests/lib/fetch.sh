@@ -333,7 +333,7 @@ main() {
 		# one kernel failing does not stop the others
 		set +e
 		if kc_is_debug "$id"; then
-			"$KC_LIB/debug-kernel/build.sh" "$id"
+			"$KC_LIB/debug-kernel/kernel.sh" "$id"
 		else
 			(set -e; kc_fetch_one "$id"; kc_check_ready "$id")
 		fi

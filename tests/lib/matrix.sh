@@ -32,12 +32,12 @@ KC_CORE_SCENARIOS="00-* 10-* 30-* 90-* 95-*"
 # is partitioned, in 10's and 30's churns too; 55 times it against tracefs, in a boot of
 # its own): a VM is ten times as slow there.
 KC_DEBUG_SCENARIOS="0* 10-* 30-* 4* 50-* 62-* 65-* 68-* 7* 8* 9*"
-# The debug kernels we build ourselves (debug-kernel/build.sh, for tests/debug): asked for
+# The debug kernels we build ourselves (debug-kernel/kernel.sh, for tests/debug): asked for
 # by name, never by default; x86_64-debug-rt is the same with PREEMPT_RT (make
 # check-debug-rt).
 KC_DEBUG_IDS="x86_64-debug x86_64-debug-rt"
 # Modules of the guest kernel that scenarios load themselves, with their parameters
-# (fetch.sh and tests/lib/debug-kernel/build.sh copy them to kernels/<id>/modules/, env's
+# (fetch.sh and tests/lib/debug-kernel/kernel.sh copy them to kernels/<id>/modules/, env's
 # KC_EXTRA_MODULES): brd, the RAM disk whose page cache 50-reclaim reclaims.
 KC_EXTRA_WANT="brd"
 # Modules the guest needs to run Debian's QEMU as a VMM (tests/lib/vmm.sh), and the VMs of
@@ -111,7 +111,7 @@ kc_spec() {
 		KC_SUITES="trixie-backports" KC_ABI_RE='7\.[0-9]+\.[0-9]+\+deb13(\.[0-9]+)?' KC_USE_CHROOT=1
 		KC_CHECK=$KC_SID_SPARSE ;;
 	x86_64-debug) # x86_64-debug and x86_64-debug-rt (series debug, flavour rt): built
-		# from linux-source by tests/lib/debug-kernel/build.sh, not downloaded
+		# from linux-source by tests/lib/debug-kernel/kernel.sh, not downloaded
 		KC_SUITES="bookworm-security bookworm-backports" KC_ABI_RE='' ;;
 	*) kc_die "no spec for '$KC_ID'" ;;
 	esac

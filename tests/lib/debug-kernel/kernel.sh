@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# debug-kernel/build.sh: leave the debug kernel ready as kernel id x86_64-debug, the way fetch.sh
+# debug-kernel/kernel.sh: leave the debug kernel ready as kernel id x86_64-debug, the way fetch.sh
 # leaves a Debian one: $KVMCHURN_CACHE/kernels/x86_64-debug/{vmlinuz,modules/,env}.
 # It is built from Debian's linux-source-6.12 (the newest of bookworm-security and
 # bookworm-backports) with allnoconfig plus kernel.config beside this script, and kept
@@ -20,7 +20,7 @@ KC_DEBUG_SUITES="bookworm-security bookworm-backports"
 KC_DEBUG_RECIPE=1
 config=$here/kernel.config
 rtconfig=''
-kc_ids_only "usage: tests/lib/debug-kernel/build.sh [x86_64-debug|x86_64-debug-rt]" "$@"
+kc_ids_only "usage: tests/lib/debug-kernel/kernel.sh [x86_64-debug|x86_64-debug-rt]" "$@"
 KC_DEBUG_ID=${1:-x86_64-debug}
 case $KC_DEBUG_ID in
 x86_64-debug) ;;
@@ -127,7 +127,7 @@ install_kernel() {
 	local qemu=(qemu-system-x86_64 -accel 'tcg,thread=multi' -cpu "$cpu" -smp 4 -m 2G
 		-no-reboot -nodefaults -display none -monitor none -serial stdio)
 	{
-		printf '# written by tests/lib/debug-kernel/build.sh\n'
+		printf '# written by tests/lib/debug-kernel/kernel.sh\n'
 		printf 'KC_ID=%q\nKC_ARCH=x86_64\nKC_KREL=%q\nKC_PKGVER=%q\nKC_SUITES=%q\n' \
 			"$KC_DEBUG_ID" "$krel" "$ver" "$KC_DEBUG_SUITES"
 		printf 'KC_KDIR=%q\nKC_CHROOT=\nKC_CC=\nKC_MAKE_ARCH=\nKC_CROSS_COMPILE=\nKC_CHROOT_PATHS=\n' "$dir/src"
