@@ -9,7 +9,7 @@
  * (x86_64: xchg %bx,%bx, Bochs' magic breakpoint; arm64: hint #0x2b, an
  * unallocated hint); at each, the plugin writes to the file out= names
  * "mark N" and then "ADDRESS COUNT" for each instruction executed since the
- * mark before, in hex and decimal. tests/bench/count.sh maps the addresses
+ * mark before, in hex and decimal. tests/bench/count/host.bash maps the addresses
  * to symbols and sums them.
  *
  * A counter is a plain increment in a callback: make bench-count runs QEMU
