@@ -2,7 +2,7 @@
 # shellcheck shell=sh
 # configs.sh: the configurations of make bench-profile's and make bench-count's guests
 # (profile/60-profile.sh, count/60-count.sh), which source it from /kvmchurn after
-# tap.sh; tests/bench/bench.sh copies it there. Sourcing it loads kvmchurn once, to
+# lib.sh; tests/bench/bench.sh copies it there. Sourcing it loads kvmchurn once, to
 # learn where its kretprobes and plain kprobes attached (FLOOR_SYMS and FLOOR_PSYMS,
 # the floor's, one for each of its).
 

@@ -111,9 +111,8 @@ kc_initramfs() {
 	ln -s busybox "$st/bin/sh" # without it: "Failed to execute /init (error -2)"
 	cp "$KC_LIB/guest/init" "$st/init"
 	cp "$KC_LIB/guest/kvmchurn-put" "$st/kvmchurn/bin/"
-	cp "$KC_LIB/guest/tap.sh" "$st/kvmchurn/tap.sh"
-	cp "$KC_LIB/guest/known-splats.awk" "$st/kvmchurn/"
-	cp "$KC_LIB/tap.sh" "$st/kvmchurn/lib-tap.sh"
+	# the same names as on the host: tap.sh the dialect, lib.sh the guest's library
+	cp "$KC_LIB/tap.sh" "$KC_LIB/guest/lib.sh" "$KC_LIB/guest/known-splats.awk" "$st/kvmchurn/"
 	cp "$build/kvmchurn.ko" "$st/kvmchurn/"
 	cp "$build/userspace/kvmchurn" "$st/kvmchurn/bin/"
 	for m in $KC_MODULES ${KC_EXTRA_MODULES:-}; do cp "$KVMCHURN_CACHE/kernels/$id/modules/$m" "$st/kvmchurn/modules/"; done

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tap.sh: how every test of kvmchurn reports, in one dialect, as kselftest's
-# ktap_helpers.sh does for the kernel's. Sourced by the guest's scenarios
-# (busybox sh: tests/lib/guest/tap.sh), the chroot scripts of the dkms and qemu
-# tiers, and the unit tier (bash); plain POSIX sh.
+# ktap_helpers.sh does for the kernel's. Sourced by the guest's scenarios (busybox
+# sh: as /kvmchurn/tap.sh, through tests/lib/guest/lib.sh), the chroot scripts of
+# the dkms and qemu tiers, the prometheus tier and the unit tier (bash); plain POSIX sh.
 #
 #   ok N - NAME                 a test passed
 #   not ok N - NAME             a test failed; "#" lines after it say why

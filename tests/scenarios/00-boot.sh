@@ -3,7 +3,7 @@
 # Also hands a small folder back to the host ($KVMCHURN_CACHE/out/<kernel>/boot/).
 
 # shellcheck source=../lib/tap.sh
-. /kvmchurn/lib-tap.sh
+. /kvmchurn/tap.sh
 
 t() { # t DESCRIPTION COMMAND...: one TAP line from a command's status
 	d=$1

@@ -6,8 +6,8 @@
 # each saw exactly that many, that
 # another comm adds nothing, reads every debugfs file, and unloads; then the same
 # with fprobes=1 (exit_mmap and exit_files by fprobe where the kernel has it).
-# shellcheck source=../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 VMS=${KVMCHURN_METRICS_VMS:-40}
 
 dmesg -c >/dev/null

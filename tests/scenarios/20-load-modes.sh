@@ -2,8 +2,8 @@
 # 20-load-modes: every way `kvmchurn load` can end a VM, on this kernel's real
 # KVM, counted by the module: each VM must add exactly one exit_mmap and one
 # exit_to_reap whatever the mode, and no VM process may be left behind.
-# shellcheck source=../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 
 # settled N: the reap counter reached N (frees run after an RCU grace period).
 

@@ -7,8 +7,8 @@
 # the true number of calls, counted in the same run by tracefs kprobe events
 # on the same kernel functions. Then the filter: another comm adds nothing,
 # '*' and a list of names count it. Busybox sh; leaves the module unloaded.
-# shellcheck source=../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 # N: 40, or what the tier asks (the debug kernel's 8: the same paths, exact
 # all the same, where KASAN and lockdep make each VM ten times as slow)
 N=${KVMCHURN_METRICS_VMS:-40}
@@ -140,14 +140,14 @@ vms_check() {
 uev_metrics() {
 	if [ "$(uev create)" = - ]; then
 		echo "# $1: no netlink in this kernel (no CONFIG_NET): the uevents have no listener to count them"
-		is "$1: uevent_create" "$(d hist:uevent_create)" "$2"
-		is "$1: uevent_destroy" "$(d hist:uevent_destroy)" "$2"
+		is "$1: uevent_create" "$(delta hist uevent_create)" "$2"
+		is "$1: uevent_destroy" "$(delta hist uevent_destroy)" "$2"
 		return
 	fi
 	is "$1: KVM's create uevents (netlink)" "$(uev create)" "$2"
-	is "$1: uevent_create equals them" "$(d hist:uevent_create)" "$(uev create)"
+	is "$1: uevent_create equals them" "$(delta hist uevent_create)" "$(uev create)"
 	is "$1: KVM's destroy uevents (netlink)" "$(uev destroy)" "$2"
-	is "$1: uevent_destroy equals them" "$(d hist:uevent_destroy)" "$(uev destroy)"
+	is "$1: uevent_destroy equals them" "$(delta hist uevent_destroy)" "$(uev destroy)"
 }
 
 # vm_metric LABEL METRIC EVENT PER_VM VMS: METRIC counted PER_VM times a VM.
@@ -157,7 +157,7 @@ uev_metrics() {
 vm_metric() {
 	want=$(($4 * $5))
 	st=$(state "$2")
-	got=$(d "hist:$2")
+	got=$(delta hist "$2")
 	truth=$(tcount "$3")
 	if [ "$truth" != - ]; then
 		is "$1: kernel calls of $2's function (tracefs)" "$truth" "$want"
@@ -169,7 +169,7 @@ vm_metric() {
 	fi
 }
 
-# mode_load LOAD-OPTIONS...: $label's load of $N VMs, reaped, its counts in /tmp/kc.delta for d
+# mode_load LOAD-OPTIONS...: $label's load of $N VMs, reaped, its counts in $KC_DELTA for delta
 mode_load() {
 	echo >"$TR/trace"
 	uev_start
@@ -184,7 +184,7 @@ mode_load() {
 	settle /tmp/kc.raw0 $N || not_ok "$label: reap counter did not settle at +$N"
 	cp "$D/raw" /tmp/kc.raw1
 	uev_stop
-	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+	deltas /tmp/kc.raw0 /tmp/kc.raw1 >"$KC_DELTA"
 }
 
 # mode_vm_metrics: the metrics a VM (or a vCPU, an irqfd) against the kernel's calls (tracefs)
@@ -197,7 +197,7 @@ mode_vm_metrics() {
 	vm_metric "$label" kvm_mmu_teardown kct_flush 1 $N
 	vm_metric "$label" stage2_destroy kct_s2 1 $N
 	vm_metric "$label" irqbypass_unregister kct_unreg $IRQFDS $N
-	is "$label: counter irqbypass_unregister" "$(d counter:irqbypass_unregister)" $((IRQFDS * N))
+	is "$label: counter irqbypass_unregister" "$(delta counter irqbypass_unregister)" $((IRQFDS * N))
 	vm_metric "$label" vcpu_create kct_vcpu $VCPUS $N
 	uev_metrics "$label" $N
 	vm_metric "$label" mmu_notifier_unregister kct_mnu 1 $N
@@ -214,10 +214,10 @@ mode_first_run() {
 		want=$(nx_starts)
 		echo "# $label: kvm_mmu_post_init_vm failed $(grep -c ' kct_first_r: .* ret=-' "$TR/trace") times"
 		is "$label: first_run_setup: the kernel's starts of the NX task, each timed (tracefs)" \
-			"$(d hist:first_run_setup)" "$want"
+			"$(delta hist first_run_setup)" "$want"
 		check "$label: first_run_setup at least once a VM: $want" [ "$want" -ge $((fr * N)) ]
 	else
-		is "$label: first_run_setup ($fr a VM)" "$(d hist:first_run_setup)" $((fr * N))
+		is "$label: first_run_setup ($fr a VM)" "$(delta hist first_run_setup)" $((fr * N))
 	fi
 	if [ "$fr" != 0 ]; then
 		is "$label: kernel calls of $(first_run_fn) (tracefs)" "$(tcount kct_first)" $((VCPUS * N))
@@ -236,8 +236,8 @@ mode_irqbypass() {
 	-) not_ok "$label: no tracefs event on irq_bypass_register_consumer" ;;
 	*) is "$label: kernel calls of irq_bypass_register_consumer (tracefs)" "$reg" $((IRQFDS * N)) ;;
 	esac
-	is "$label: irqbypass_register equals the kernel's count" "$(d hist:irqbypass_register)" "$reg"
-	is "$label: counter irqbypass_register" "$(d counter:irqbypass_register)" "$reg"
+	is "$label: irqbypass_register equals the kernel's count" "$(delta hist irqbypass_register)" "$reg"
+	is "$label: counter irqbypass_register" "$(delta counter irqbypass_register)" "$reg"
 }
 
 # mode_exits: exit_files, exit and reap, and the teardown and start-up windows with their parts
@@ -248,16 +248,16 @@ mode_exits() {
 	procs=$(ttgids kct_files)
 	echo "# $label: exit_files called $calls times by $procs VM processes"
 	is "$label: processes that called exit_files (tracefs)" "$procs" $N
-	is "$label: exit_files, one a process" "$(d hist:exit_files)" "$procs"
+	is "$label: exit_files, one a process" "$(delta hist exit_files)" "$procs"
 
-	is "$label: counter exit" "$(d counter:exit)" $N
-	is "$label: counter reap" "$(d counter:reap)" $N
-	is "$label: exit_to_reap" "$(d hist:exit_to_reap)" $N
+	is "$label: counter exit" "$(delta counter exit)" $N
+	is "$label: counter reap" "$(delta counter reap)" $N
+	is "$label: exit_to_reap" "$(delta hist exit_to_reap)" $N
 	# the teardown, partitioned once a process (a VM a process here), and
 	# the reap that its parent's wait returned on
-	is "$label: exit_to_reaped" "$(d hist:exit_to_reaped)" $N
+	is "$label: exit_to_reaped" "$(delta hist exit_to_reaped)" $N
 	for m in teardown $(kvmchurn show --list | awk -F '\t' '$2 == "teardown" && $1 != "teardown" { print $1 }'); do
-		is "$label: $m, one a process" "$(d hist:$m)" $N
+		is "$label: $m, one a process" "$(delta hist $m)" $N
 	done
 	# and its parts' sums add up to the windows', exactly (the raw sums)
 	is "$label: the parts' sums add up to the teardowns'" \
@@ -266,7 +266,7 @@ mode_exits() {
 			END { print p - w }' /tmp/kc.raw0 /tmp/kc.raw1)" 0
 	# each VM ran: its start-up, partitioned once a VM, the same way
 	for m in $(kvmchurn show --list | awk -F '\t' '$2 == "startup" { print $1 }'); do
-		is "$label: $m, one a VM" "$(d hist:$m)" $N
+		is "$label: $m, one a VM" "$(delta hist $m)" $N
 	done
 	is "$label: the start-up's parts' sums add up to the start-ups'" \
 		"$(awk -F '\t' 'FNR == 1 { f++ } $1 == "hist" && $2 == "startup" { w += f == 1 ? -$4 : $4 }
@@ -282,11 +282,11 @@ mode_signals() {
 	term) sig=$N kill=0 term=$N ;;
 	*) sig=0 kill=0 term=0 ;;
 	esac
-	is "$label: signal_to_exit" "$(d hist:signal_to_exit)" $sig
-	is "$label: counter sigkill" "$(d counter:sigkill)" $kill
-	is "$label: counter sigterm" "$(d counter:sigterm)" $term
-	is "$label: reclaim_direct (no pressure)" "$(d hist:reclaim_direct)" 0
-	is "$label: reclaim_memcg (no pressure)" "$(d hist:reclaim_memcg)" 0
+	is "$label: signal_to_exit" "$(delta hist signal_to_exit)" $sig
+	is "$label: counter sigkill" "$(delta counter sigkill)" $kill
+	is "$label: counter sigterm" "$(delta counter sigterm)" $term
+	is "$label: reclaim_direct (no pressure)" "$(delta hist reclaim_direct)" 0
+	is "$label: reclaim_memcg (no pressure)" "$(delta hist reclaim_memcg)" 0
 }
 
 # mode_after: the vms file, kretprobe misses, the pairing table and checks after the load
@@ -424,8 +424,8 @@ fence_arm other || not_ok "--comm other: a tracefs instance for the frees"
 kvmchurn load $OTHER >/tmp/kc.load 2>&1 || not_ok "load --comm other: exit $?"
 fence_wait 10 || not_ok "--comm other: the 10 VMs were freed"
 cp "$D/raw" /tmp/kc.raw1
-deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
-moved=$(awk '$2 != 0 { printf "%s=%s ", $1, $2 }' /tmp/kc.delta)
+deltas /tmp/kc.raw0 /tmp/kc.raw1 >"$KC_DELTA"
+moved=$(awk -F '\t' '$3 != 0 { printf "%s:%s=%s ", $1, $2, $3 }' "$KC_DELTA")
 is "--comm other with filter firecracker: nothing counted" "${moved:-nothing}" nothing
 
 # '*': every process counts, so the load's VMs count fully; the scenario's own
@@ -440,7 +440,7 @@ kvmchurn load $OTHER >/tmp/kc.load 2>&1 || not_ok "filter '*': load --comm other
 fence_wait 10 || not_ok "filter '*': the 10 VMs were freed"
 cp "$D/raw" /tmp/kc.raw1
 uev_stop
-deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+deltas /tmp/kc.raw0 /tmp/kc.raw1 >"$KC_DELTA"
 vm_metric "filter '*'" kvm_create_vm kct_create 1 10
 vm_metric "filter '*'" kvm_vm_release kct_release 1 10
 vm_metric "filter '*'" kvm_destroy_vm kct_destroy 1 10
@@ -448,16 +448,16 @@ vm_metric "filter '*'" kvm_destroy_vcpus kct_vcpus 1 10
 vm_metric "filter '*'" kvm_mmu_teardown kct_flush 1 10
 vm_metric "filter '*'" stage2_destroy kct_s2 1 10
 vm_metric "filter '*'" irqbypass_unregister kct_unreg $IRQFDS 10
-is "filter '*': irqbypass_register equals the kernel's count" "$(d hist:irqbypass_register)" "$(tcount kct_reg)"
+is "filter '*': irqbypass_register equals the kernel's count" "$(delta hist irqbypass_register)" "$(tcount kct_reg)"
 vm_metric "filter '*'" vcpu_create kct_vcpu $VCPUS 10
 uev_metrics "filter '*'" 10
 vm_metric "filter '*'" mmu_notifier_unregister kct_mnu 1 10
-ge "filter '*': exit_mmap" "$(d hist:exit_mmap)" 10
-ge "filter '*': exit_files" "$(d hist:exit_files)" 10
-ge "filter '*': counter exit" "$(d counter:exit)" 10
-ge "filter '*': counter reap" "$(d counter:reap)" 10
-ge "filter '*': counter sigkill" "$(d counter:sigkill)" 10
-ge "filter '*': signal_to_exit" "$(d hist:signal_to_exit)" 10
+ge "filter '*': exit_mmap" "$(delta hist exit_mmap)" 10
+ge "filter '*': exit_files" "$(delta hist exit_files)" 10
+ge "filter '*': counter exit" "$(delta counter exit)" 10
+ge "filter '*': counter reap" "$(delta counter reap)" 10
+ge "filter '*': counter sigkill" "$(delta counter sigkill)" 10
+ge "filter '*': signal_to_exit" "$(delta hist signal_to_exit)" 10
 
 # Several names: exactly the VMs named by one of them.
 check "filter 'foo other' accepted" sh -c "echo 'foo other' >$D/filter"
@@ -468,16 +468,16 @@ cp "$D/raw" /tmp/kc.raw0
 kvmchurn load $OTHER >/tmp/kc.load 2>&1 || not_ok "filter 'foo other': load --comm other: exit $?"
 settle /tmp/kc.raw0 10 || not_ok "filter 'foo other': reap did not settle at +10"
 cp "$D/raw" /tmp/kc.raw1
-deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+deltas /tmp/kc.raw0 /tmp/kc.raw1 >"$KC_DELTA"
 vm_metric "filter 'foo other'" kvm_create_vm kct_create 1 10
 vm_metric "filter 'foo other'" irqbypass_unregister kct_unreg $IRQFDS 10
-is "filter 'foo other': uevent_create" "$(d hist:uevent_create)" 10
-is "filter 'foo other': uevent_destroy" "$(d hist:uevent_destroy)" 10
-is "filter 'foo other': exit_mmap" "$(d hist:exit_mmap)" 10
-is "filter 'foo other': exit_files" "$(d hist:exit_files)" 10
-is "filter 'foo other': counter exit" "$(d counter:exit)" 10
-is "filter 'foo other': counter sigkill" "$(d counter:sigkill)" 10
-is "filter 'foo other': signal_to_exit" "$(d hist:signal_to_exit)" 10
+is "filter 'foo other': uevent_create" "$(delta hist uevent_create)" 10
+is "filter 'foo other': uevent_destroy" "$(delta hist uevent_destroy)" 10
+is "filter 'foo other': exit_mmap" "$(delta hist exit_mmap)" 10
+is "filter 'foo other': exit_files" "$(delta hist exit_files)" 10
+is "filter 'foo other': counter exit" "$(delta counter exit)" 10
+is "filter 'foo other': counter sigkill" "$(delta counter sigkill)" 10
+is "filter 'foo other': signal_to_exit" "$(delta hist signal_to_exit)" 10
 check "filter back to firecracker" sh -c "echo firecracker >$D/filter"
 is "filter reads back" "$(cat "$D/filter")" firecracker
 

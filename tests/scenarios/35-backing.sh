@@ -7,8 +7,8 @@
 # kernel's own accounting shows that the backing was used and given back.
 # A backing this kernel lacks (the debug kernel has neither THP nor
 # hugetlbfs) is said so and skipped. Busybox sh; leaves the module unloaded.
-# shellcheck source=../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 N=8
 MIB=16
 LOAD="-n $N -j 4 --vcpus 2 --irqfds 0 --mem $MIB --end kill"
@@ -31,10 +31,10 @@ backing() {
 		esac
 		# its vCPUs never run: no start-up
 		[ "$g" != startup ] || c=0
-		[ "$(d "hist:$m")" = $((c * N)) ] || bad="$bad $m=$(d "hist:$m"),want$((c * N))"
+		[ "$(delta hist "$m")" = $((c * N)) ] || bad="$bad $m=$(delta hist "$m"),want$((c * N))"
 	done
 	is "$kind: every metric, $N VMs" "${bad:-exact}" exact
-	for c in exit reap sigkill; do is "$kind: counter $c" "$(d "counter:$c")" $N; done
+	for c in exit reap sigkill; do is "$kind: counter $c" "$(delta counter "$c")" $N; done
 	no_misses "$kind: kretprobe misses"
 	is "$kind: pairing drops" "$(raw_field pairs - 4)" 0
 }

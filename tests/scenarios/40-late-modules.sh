@@ -7,8 +7,8 @@
 # removed under kvmchurn (its probes must let go), loaded again, and a second
 # load counts exactly again. Busybox sh; leaves the host modules loaded and
 # kvmchurn unloaded, as the scenarios before it found them.
-# shellcheck source=../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 N=10
 IRQFDS=8
 LOAD="-n $N -j 4 --vcpus 2 --irqfds $IRQFDS --mem 16 --end kill"
@@ -57,19 +57,19 @@ count() {
 	echo >"$TR/trace"
 	load_deltas "$1" $N $LOAD
 	for m in kvm_create_vm kvm_vm_release kvm_destroy_vm kvm_destroy_vcpus kvm_mmu_teardown exit_mmap exit_to_reap; do
-		is "$1: $m" "$(d hist:$m)" $((N * $(per_vm $m)))
+		is "$1: $m" "$(delta hist $m)" $((N * $(per_vm $m)))
 	done
-	is "$1: vcpu_create" "$(d hist:vcpu_create)" $((N * 2))
+	is "$1: vcpu_create" "$(delta hist vcpu_create)" $((N * 2))
 	for m in uevent_create uevent_destroy mmu_notifier_unregister; do
-		is "$1: $m" "$(d hist:$m)" $N
+		is "$1: $m" "$(delta hist $m)" $N
 	done
-	is "$1: irqbypass_unregister" "$(d hist:irqbypass_unregister)" $((N * IRQFDS))
-	is "$1: counter irqbypass_unregister" "$(d counter:irqbypass_unregister)" $((N * IRQFDS))
+	is "$1: irqbypass_unregister" "$(delta hist irqbypass_unregister)" $((N * IRQFDS))
+	is "$1: counter irqbypass_unregister" "$(delta counter irqbypass_unregister)" $((N * IRQFDS))
 	reg=$(tcount kct_reg)
 	[ "$reg" = 0 ] && echo "# $1: the kernel registered no irqbypass consumer (no posted interrupts)"
-	is "$1: irqbypass_register equals the kernel's count (tracefs)" "$(d hist:irqbypass_register)" "$reg"
-	is "$1: counter irqbypass_register" "$(d counter:irqbypass_register)" "$reg"
-	is "$1: counter sigkill" "$(d counter:sigkill)" $N
+	is "$1: irqbypass_register equals the kernel's count (tracefs)" "$(delta hist irqbypass_register)" "$reg"
+	is "$1: counter irqbypass_register" "$(delta counter irqbypass_register)" "$reg"
+	is "$1: counter sigkill" "$(delta counter sigkill)" $N
 	no_misses "$1: kretprobe misses"
 	is "$1: pairing drops" "$(raw_field pairs - 4)" 0
 	kp_clear

@@ -13,8 +13,8 @@
 # adding up to it exactly. Beside it,
 # tracefs peers with the seed's own filter (the thread's comm) count the same
 # VMs, for Documentation/kvmchurn.rst. Busybox sh; leaves the module unloaded.
-# shellcheck source=../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 # shellcheck source=/dev/null
 . /kvmchurn/config
 R=/vmm
@@ -163,7 +163,7 @@ vm_run() {
 	is "$label: QEMU's exit status" $rc $want
 	settle /tmp/kc.raw0 1 || not_ok "$label: reap counter did not settle at +1"
 	cp "$D/raw" /tmp/kc.raw1
-	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+	deltas /tmp/kc.raw0 /tmp/kc.raw1 >"$KC_DELTA"
 }
 
 # vm_counts (the same): the kernel's counts for this QEMU (tracefs), in irqfds creates reg sig fr vms
@@ -229,7 +229,7 @@ counter:irqbypass_unregister $irqfds"
 # vm_moved (the same): the deltas are want; its irqfds, their consumers; its VMs in vms as $QCOMM
 vm_moved() {
 	bad=$(echo "$want" | while read -r key v; do
-		got=$(d "$key")
+		got=$(delta "${key%%:*}" "${key#*:}")
 		[ "$got" = "$v" ] || echo "$key +$got, want +$v"
 	done)
 	is "$label: every metric and counter moved by this VM's own count" "${bad:-all as expected}" "all as expected"

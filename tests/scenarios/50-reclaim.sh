@@ -16,8 +16,8 @@
 # module's counts must equal the vmscan tracepoints' own, filtered on the same
 # comm in tracefs, and no OOM killer may run. Busybox sh; leaves the module
 # and brd unloaded.
-# shellcheck source=../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 CGROOT=/sys/fs/cgroup
 CG=$CGROOT/kvmchurn-reclaim
 FC=/tmp/kcbin/firecracker

@@ -18,8 +18,8 @@
 # two probes, the stall would land in td_other): it runs in a boot whose
 # guest clock counts instructions (tests/lib/README.md).
 # clock: icount
-# shellcheck source=../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 N=${KVMCHURN_METRICS_VMS:-20}
 PARTS="td_destroy td_release td_task_work td_exit_mmap td_exit_files td_threads reap_wait rcu_free td_wake td_runq td_other"
 ST_PARTS="st_create st_first_run st_vcpus st_ioctls st_user st_kernel st_runq st_blocked st_other"

@@ -12,8 +12,8 @@
 # succeeds, and the guest keeps creating VMs; the errors of writing a view,
 # reading reset, unloading with a file open, reading after rmmod. Busybox sh; leaves the module
 # unloaded.
-# shellcheck source=../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 P=/sys/module/kvmchurn/parameters
 mark=-
 N=40
@@ -90,8 +90,8 @@ nothing_counted() {
 	load "$nc_desc" "$@"
 	fence_wait 4 || not_ok "$nc_desc: the 4 VMs were freed"
 	cp $D/raw /tmp/kc.raw1
-	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
-	nc_moved=$(awk '$2 != 0 { printf "%s=%s ", $1, $2 }' /tmp/kc.delta)
+	deltas /tmp/kc.raw0 /tmp/kc.raw1 >"$KC_DELTA"
+	nc_moved=$(awk -F '\t' '$3 != 0 { printf "%s:%s=%s ", $1, $2, $3 }' "$KC_DELTA")
 	is "$nc_desc: nothing counted" "${nc_moved:-nothing}" nothing
 }
 # counted DESCRIPTION LOAD-OPTIONS...: a load of 4 VMs, each counted exactly
@@ -102,11 +102,11 @@ counted() {
 	load "$ct_desc" -n 4 -j 2 --mem 16 --irqfds $IRQFDS "$@"
 	settle /tmp/kc.raw0 4 || not_ok "$ct_desc: reap counter did not reach 4"
 	cp $D/raw /tmp/kc.raw1
-	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+	deltas /tmp/kc.raw0 /tmp/kc.raw1 >"$KC_DELTA"
 	for m in hist:kvm_create_vm hist:exit_mmap hist:exit_to_reap hist:kvm_destroy_vm counter:exit counter:reap; do
-		is "$ct_desc: $m" "$(d $m)" $((4 * $(per_vm ${m#*:})))
+		is "$ct_desc: $m" "$(delta "${m%%:*}" "${m#*:}")" $((4 * $(per_vm ${m#*:})))
 	done
-	is "$ct_desc: hist:irqbypass_unregister" "$(d hist:irqbypass_unregister)" $((4 * IRQFDS))
+	is "$ct_desc: hist:irqbypass_unregister" "$(delta hist irqbypass_unregister)" $((4 * IRQFDS))
 }
 load() { # load DESCRIPTION OPTIONS...
 	desc=$1
@@ -196,7 +196,7 @@ if insmod "$KVMCHURN_KO" unit=ns filter=other pairs=64 maxactive=64 enable=0; th
 	good enable '1\n' "1"
 	is "raw enabled" "$(raw_field enabled - 2)" 1
 	counted "enabled" --comm other
-	is "enabled: counter:sigkill" "$(d counter:sigkill)" $((4 * $(per_vm sigkill)))
+	is "enabled: counter:sigkill" "$(delta counter sigkill)" $((4 * $(per_vm sigkill)))
 	check "unit=ns: all names its maps @ns_" grep -q '^@ns_exit_mmap: $' $D/all
 	# exit_mmap of a 16 MiB VM takes more than a microsecond
 	mx=$(awk -F '\t' '$1 == "hist" && $2 == "exit_mmap" { print $5 }' $D/raw)

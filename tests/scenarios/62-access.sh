@@ -17,8 +17,8 @@
 #    panic_on_warn would end the boot: it is off for the race, and the log,
 #    judged whole, still shows any other WARN.
 # Busybox sh; leaves the module unloaded.
-# shellcheck source=../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 UID_OTHER=65534
 
 as_user() { asuser $UID_OTHER "$@"; }

@@ -12,8 +12,8 @@
 # and 1, within 32 KiB. Each of the kernel's accounts is read once it stands
 # still (still): the instances of a module unloaded just before go after a
 # grace period. Busybox sh; leaves the module unloaded.
-# shellcheck source=../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 
 mem() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "missing" }' $D/memory; }
 # within A B SLACK: A and B differ by at most SLACK

@@ -2,8 +2,8 @@
 # 90-dmesg: after every scenario, the kernel log holds no warning, oops, BUG,
 # lockdep or OOM report, and kvmchurn is not left loaded. (10-module-churn
 # clears the log once; this reads what has come since.) Busybox sh.
-# shellcheck source=../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 
 if grep -q '^kvmchurn ' /proc/modules; then not_ok "kvmchurn is not left loaded"; else ok "kvmchurn is not left loaded"; fi
 # (a debug kernel says at boot that "RCU lockdep checking is enabled")

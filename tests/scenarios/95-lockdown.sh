@@ -8,8 +8,8 @@
 # one line and exits 0; `kvmchurn filter` and the views still read; a small
 # load is counted exactly, the filter, enable and reset written through the
 # parameters have their effect. Busybox sh; leaves the module unloaded.
-# shellcheck source=../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 P=/sys/module/kvmchurn/parameters
 L=/sys/kernel/security/lockdown
 IRQFDS=8
@@ -91,19 +91,19 @@ fence_arm firecracker || not_ok "filter other: a tracefs instance for the frees"
 if kvmchurn load -n 4 -j 2 --mem 16 >/tmp/kc.load 2>&1; then ok "filter other: kvmchurn load -n 4"; else not_ok "filter other: kvmchurn load: exit $?"; fi
 fence_wait 4 || not_ok "filter other: the 4 VMs were freed"
 cp "$D/raw" /tmp/kc.raw1
-deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
-moved=$(awk '$2 != 0 { printf "%s=%s ", $1, $2 }' /tmp/kc.delta)
+deltas /tmp/kc.raw0 /tmp/kc.raw1 >"$KC_DELTA"
+moved=$(awk -F '\t' '$3 != 0 { printf "%s:%s=%s ", $1, $2, $3 }' "$KC_DELTA")
 is "filter other: firecracker's VMs not counted" "${moved:-nothing}" nothing
 client "filter firecracker" "$(said filter filter)" filter firecracker
 mark=/tmp/kc.raw1
 if kvmchurn load -n 4 -j 2 --mem 16 --irqfds $IRQFDS >/tmp/kc.load 2>&1; then ok "kvmchurn load -n 4"; else not_ok "kvmchurn load: exit $?"; fi
 settle "$mark" 4 || not_ok "reap counter did not reach 4"
 cp "$D/raw" /tmp/kc.raw2
-deltas /tmp/kc.raw1 /tmp/kc.raw2 >/tmp/kc.delta
+deltas /tmp/kc.raw1 /tmp/kc.raw2 >"$KC_DELTA"
 for m in hist:kvm_create_vm hist:exit_mmap hist:exit_to_reap hist:kvm_destroy_vm counter:exit counter:reap; do
-	is "locked down: $m" "$(d $m)" $((4 * $(per_vm ${m#*:})))
+	is "locked down: $m" "$(delta "${m%%:*}" "${m#*:}")" $((4 * $(per_vm ${m#*:})))
 done
-is "locked down: hist:irqbypass_unregister" "$(d hist:irqbypass_unregister)" $((4 * IRQFDS))
+is "locked down: hist:irqbypass_unregister" "$(delta hist irqbypass_unregister)" $((4 * IRQFDS))
 kvmchurn summary >/tmp/kc.out 2>&1
 is "kvmchurn summary: exit status" $? 0
 check "kvmchurn summary: kvm_create_vm 4" grep -Eq '^kvm_create_vm +4 ' /tmp/kc.out

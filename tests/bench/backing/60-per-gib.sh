@@ -7,8 +7,8 @@
 # SUM COUNT kvm_destroy_vm SUM COUNT" for backing/report.awk (tests/bench/bench.sh
 # backing), which writes BACKING_VMS and BACKING_MIB in /kvmchurn/bench.conf. A
 # backing the kernel lacks is said so. Busybox sh.
-# shellcheck source=../../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 # shellcheck source=/dev/null
 . /kvmchurn/bench.conf # BACKING_VMS BACKING_MIB
 
@@ -20,8 +20,8 @@ per_gib() {
 	load_deltas "$kind" "$BACKING_VMS" -n "$BACKING_VMS" -j 1 --vcpus 1 --irqfds 0 --mem "$BACKING_MIB" \
 		--timeout 3600 --end kill --backing "$kind" "$@"
 	grep -q "$BACKING_VMS completed, 0 failed" /tmp/kc.load || { sed 's/^/# /' /tmp/kc.load; return; }
-	echo "# backing $kind $BACKING_MIB $BACKING_VMS exit_mmap $(val_sum exit_mmap) $(d hist:exit_mmap)" \
-		"kvm_destroy_vm $(val_sum kvm_destroy_vm) $(d hist:kvm_destroy_vm)"
+	echo "# backing $kind $BACKING_MIB $BACKING_VMS exit_mmap $(val_sum exit_mmap) $(delta hist exit_mmap)" \
+		"kvm_destroy_vm $(val_sum kvm_destroy_vm) $(delta hist kvm_destroy_vm)"
 }
 # val_sum METRIC: the sum the load added (raw's hist field 4)
 val_sum() {

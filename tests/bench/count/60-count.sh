@@ -10,8 +10,8 @@
 # ones: once a forkexit fails, not knowing how many it set, nothing more is
 # counted. Before each run the symbols of the classes are printed (syms).
 # "# count run CFG MARK EXITS NS" says which mark ends CFG's exits.
-# shellcheck source=../../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 . /kvmchurn/bench.conf # COUNT_EXITS COUNT_ALIVE COUNT_MECH
 # shellcheck source=../configs.sh
 . /kvmchurn/configs.sh # unload, config, FLOOR_SYMS

@@ -23,8 +23,8 @@
 # One "# profile CFG SAMPLES PARENT SYMBOL" line a (first matching frame,
 # sampled symbol) pair, "# profile CFG plain NS" for the exit without perf;
 # profile/report.awk (tests/bench/bench.sh profile) adds them up.
-# shellcheck source=../../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 . /kvmchurn/bench.conf # PROFILE_EXITS PROFILE_PERIOD PROFILE_ROUNDS PROFILE_ALIVE PROFILE_ALIVE_EXITS PROFILE_MECH
 # shellcheck source=../configs.sh
 . /kvmchurn/configs.sh # unload, config, FLOOR_SYMS

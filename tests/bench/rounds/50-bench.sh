@@ -36,8 +36,8 @@
 # together, by maxactive) and the memory the module holds
 # against what the kernel reports. One "# bench ..." line a measurement;
 # rounds/report.awk (tests/bench/bench.sh rounds) makes the report. Busybox sh.
-# shellcheck source=../../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 # shellcheck source=/dev/null
 . /kvmchurn/config # KVMCHURN_VMM_MODULES: what mounts the seed's root
 . /kvmchurn/bench.conf # BENCH_ROUNDS BENCH_EXITS BENCH_VMS BENCH_STORM BENCH_STORM_MIB BENCH_WAVE_MAX BENCH_ALIVE BENCH_ALIVE_ROUNDS BENCH_ONLY

@@ -9,8 +9,8 @@
 # boot: nr_cpus=1
 # boot: nr_cpus=2
 # boot: possible_cpus=256
-# shellcheck source=../../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 
 percpu() { awk '$1 == "Percpu:" { print $2 * 1024 }' /proc/meminfo; }
 # each read once it stands still (still): the kernel's boot may still be freeing

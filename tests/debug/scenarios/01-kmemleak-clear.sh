@@ -2,8 +2,8 @@
 # 01-kmemleak-clear (debug kernel): before any kvmchurn code is loaded, scan
 # and forget what kmemleak suspects from boot, so that 85-fault-kmemleak sees
 # only what came after.
-# shellcheck source=../../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 K=/sys/kernel/debug/kmemleak
 check "kmemleak is on" [ -w $K ]
 echo scan >$K

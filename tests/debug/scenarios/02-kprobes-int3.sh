@@ -6,8 +6,8 @@
 # each such handler, in every scenario after this one, for what NMI context
 # must not do (wait for a lock, read the timekeeper's seqcount), and the
 # host fails the log if it reports one.
-# shellcheck source=../../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 OPT=/proc/sys/debug/kprobes-optimization
 LIST=/sys/kernel/debug/kprobes/list
 

@@ -3,8 +3,8 @@
 # loaded. Prints one TAP line per test case from /sys/kernel/debug/kunit/kvmchurn_*/results
 # (KTAP), then "# KUnit: N passed, N failed, N skipped" over those suites, hands each
 # suite's KTAP back as kunit/<suite>.ktap and unloads the module.
-# shellcheck source-path=SCRIPTDIR source=../../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source-path=SCRIPTDIR source=../../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 KO=/kvmchurn/kvmchurn_test.ko
 K=/sys/kernel/debug/kunit
 

@@ -20,8 +20,8 @@
 # tests/debug/tier.sh boots it alone, with the words of the next line on the
 # kernel's command line (tests/lib/boot.sh's --boot-args).
 # boot: lockdown=integrity
-# shellcheck source=../../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 P=/sys/module/kvmchurn/parameters
 SEC=/sys/kernel/security
 N=8
@@ -100,12 +100,12 @@ same() {
 counted() {
 	grep -q "$N completed, 0 failed" /tmp/kc.load || not_ok "$1: load summary: $(grep VMs: /tmp/kc.load)"
 	for m in kvm_create_vm kvm_vm_release exit_mmap exit_to_reap signal_to_exit; do
-		is "$1: $m" "$(d "hist:$m")" $N
+		is "$1: $m" "$(delta hist "$m")" $N
 	done
-	is "$1: vcpu_create, 2 a VM" "$(d hist:vcpu_create)" $((2 * N))
-	is "$1: irqbypass_unregister, 8 a VM" "$(d hist:irqbypass_unregister)" $((8 * N))
+	is "$1: vcpu_create, 2 a VM" "$(delta hist vcpu_create)" $((2 * N))
+	is "$1: irqbypass_unregister, 8 a VM" "$(delta hist irqbypass_unregister)" $((8 * N))
 	for c in exit reap sigkill; do
-		is "$1: counter $c" "$(d "counter:$c")" $N
+		is "$1: counter $c" "$(delta counter "$c")" $N
 	done
 	is "$1: exit_mmap in all" "$(raw_field hist exit_mmap 3)" "$2"
 	no_misses "$1: no kretprobe missed"
@@ -196,9 +196,9 @@ else
 	fi
 	is "parameter filter after the refusal" "$(cat $P/filter)" other
 	load_deltas "filter other" $N $LOAD --comm other
-	is "filter other: kvm_create_vm" "$(d hist:kvm_create_vm)" $N
-	is "filter other: exit_mmap" "$(d hist:exit_mmap)" $N
-	is "filter other: counter reap" "$(d counter:reap)" $N
+	is "filter other: kvm_create_vm" "$(delta hist kvm_create_vm)" $N
+	is "filter other: exit_mmap" "$(delta hist exit_mmap)" $N
+	is "filter other: counter reap" "$(delta counter reap)" $N
 	quiet
 	check "parameter filter 'firecracker other' taken" sh -c "echo 'firecracker,other' >$P/filter"
 	is "parameter filter reads back, space separated" "$(cat $P/filter)" "firecracker other"
@@ -216,12 +216,12 @@ else
 	kvmchurn load $LOAD >/tmp/kc.load 2>&1 || not_ok "disabled: kvmchurn load: exit $?"
 	check "disabled: the $N VMs were freed" fence_wait $N
 	cp "$D/raw" /tmp/kc.raw1
-	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
-	is "disabled: exit_mmap" "$(d hist:exit_mmap)" 0
-	is "disabled: counter reap" "$(d counter:reap)" 0
+	deltas /tmp/kc.raw0 /tmp/kc.raw1 >"$KC_DELTA"
+	is "disabled: exit_mmap" "$(delta hist exit_mmap)" 0
+	is "disabled: counter reap" "$(delta counter reap)" 0
 	check "parameter enable 1 taken" sh -c "echo 1 >$P/enable"
 	load_deltas "enabled again" $N $LOAD
-	is "enabled again: exit_mmap" "$(d hist:exit_mmap)" $N
+	is "enabled again: exit_mmap" "$(delta hist exit_mmap)" $N
 	quiet
 	if sh -c "echo 2 >$P/reset" 2>/tmp/kc.err; then
 		not_ok "parameter reset 2 taken"

@@ -4,8 +4,8 @@
 # under KASAN and lockdep) while a -j 4 load creates and kills VMs without
 # pause; while loaded, every file is read. Every insmod and rmmod succeeds, the load loses no VM,
 # and the kernel's detectors stay silent (the host reads the log).
-# shellcheck source=../../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 ROUNDS=10
 
 kvmchurn load -t 3600 -j 4 --vcpus 2 --irqfds 8 --mem 16 >/tmp/kc.bg 2>&1 &

@@ -4,8 +4,8 @@
 # fourth writer sends bad writes. No read fails, every good write is taken,
 # every bad one refused; afterwards the counts are whole (no negative or torn
 # value, every histogram's slots add up to its count) and reset still works.
-# shellcheck source=../../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 N=30
 rm -f /tmp/kc.stop /tmp/kc.rerr /tmp/kc.werr /tmp/kc.bad /tmp/kc.n.*
 

@@ -4,8 +4,8 @@
 # evictions are counted (checks flags the drops), and nothing else breaks:
 # what needs no pairing is still exact, no count exceeds what happened, every
 # VM is either finished or evicted, and both tables are empty again at rest.
-# shellcheck source=../../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 N=50
 IRQFDS=8
 LOAD="-n $N -j 8 --vcpus 2 --irqfds $IRQFDS --mem 16 --end kill"

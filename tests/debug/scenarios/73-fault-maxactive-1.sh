@@ -6,8 +6,8 @@
 # by checks; nothing else breaks (a missed kvm_vm_release, or destroy uevent,
 # leaves its VM's mark in the pairing table until it ages out, and no other
 # entry is left).
-# shellcheck source=../../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 N=100
 LOAD="-n $N -j 8 --vcpus 2 --irqfds 8 --mem 16 --end kill"
 

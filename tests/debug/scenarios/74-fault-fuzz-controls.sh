@@ -7,8 +7,8 @@
 # Every write is refused with EINVAL and changes nothing (ctlfuzz reads filter
 # and enable after each); the load's counts stay exact; the kernel's detectors
 # stay silent (the host reads the log).
-# shellcheck source=../../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 N=40
 FUZZ=1500
 LOAD="-n $N -j 4 --vcpus 2 --irqfds 8 --mem 16 --end kill"
@@ -48,12 +48,12 @@ is "enable" "$(cat "$D/enable")" 1
 
 quiet
 cp "$D/raw" /tmp/kc.raw1
-deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+deltas /tmp/kc.raw0 /tmp/kc.raw1 >"$KC_DELTA"
 for m in kvm_create_vm exit_mmap exit_to_reap kvm_vm_release kvm_destroy_vm kvm_destroy_vcpus signal_to_exit; do
-	is "the load's $m" "$(d hist:$m)" $((N * $(per_vm $m)))
+	is "the load's $m" "$(delta hist $m)" $((N * $(per_vm $m)))
 done
-for c in exit reap sigkill; do is "the load's counter $c" "$(d counter:$c)" $N; done
-is "the load's irqbypass_unregister" "$(d hist:irqbypass_unregister)" $((8 * N))
+for c in exit reap sigkill; do is "the load's counter $c" "$(delta counter $c)" $N; done
+is "the load's irqbypass_unregister" "$(delta hist irqbypass_unregister)" $((8 * N))
 no_misses "kretprobe misses"
 is "pairing drops" "$(raw_field pairs - 4)" 0
 check "rmmod kvmchurn" rmmod kvmchurn

@@ -12,8 +12,8 @@
 # clean try): the first clean try that agrees with the module passes; three
 # clean tries that disagree fail, as do eight tries of which none was clean (the
 # module kept something). Busybox sh; leaves the module unloaded.
-# shellcheck source=../../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 S=/sys/kernel/debug/percpu_stats
 
 if [ ! -r $S ]; then not_ok "no $S: CONFIG_PERCPU_STATS is off"; exit 0; fi

@@ -2,8 +2,8 @@
 # 85-fault-kmemleak (debug kernel): after every scenario before it has loaded
 # and unloaded kvmchurn.ko (and the KUnit module) many times, a kmemleak scan
 # finds nothing new since 01-kmemleak-clear.
-# shellcheck source=../../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 K=/sys/kernel/debug/kmemleak
 check "kvmchurn is unloaded" sh -c '! grep -q "^kvmchurn" /proc/modules'
 # kmemleak reports objects older than 5 s, seen unreferenced by a scan

@@ -3,8 +3,8 @@
 # runs `kvmchurn load -n 100 -j 4 --end kill` with a progress line a second from the
 # module's own counts, then prints the load's summary, `kvmchurn show`, `summary` and
 # `check`. Lines for the terminal start with "demo| "; tests/demo/run.sh prints them.
-# shellcheck source=../../lib/guest/tap.sh
-. /kvmchurn/tap.sh
+# shellcheck source=../../lib/guest/lib.sh
+. /kvmchurn/lib.sh
 # the kernel's own lines stay in dmesg, out of the terminal's way
 echo 1 >/proc/sys/kernel/printk
 say() { sed 's/^/demo| /'; }

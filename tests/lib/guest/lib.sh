@@ -1,9 +1,9 @@
 # shellcheck shell=sh
-# tap.sh: what every scenario needs, sourced as /kvmchurn/tap.sh (busybox sh).
-# A scenario reports in the TAP of tests/lib/tap.sh (/kvmchurn/lib-tap.sh here);
-# the host judges the serial log.
+# lib.sh: what every scenario needs, sourced as /kvmchurn/lib.sh (busybox sh).
+# A scenario reports in the TAP of tests/lib/tap.sh (/kvmchurn/tap.sh here, which
+# this sources); the host judges the serial log.
 # shellcheck source=../../lib/tap.sh
-. /kvmchurn/lib-tap.sh
+. /kvmchurn/tap.sh
 D=/sys/kernel/debug/kvmchurn
 TR=
 
@@ -12,19 +12,24 @@ TR=
 # raw_field TAG NAME COLUMN [RAW]: the guest's one reader of the module's raw file: a
 # field (columns from 1) of the first record whose tag is TAG and, unless NAME is "-",
 # whose name (column 2) is NAME, such as "hist exit_mmap 3" (a count) or "pairs - 2";
-# "missing" when there is none. RAW: a saved copy instead of the live $D/raw.
+# "missing" when there is none. RAW: a saved copy, or deltas' records, instead
+# of the live $D/raw.
 raw_field() {
 	awk -F '\t' -v t="$1" -v n="$2" -v c="$3" \
 		'$1 == t && (n == "-" || $2 == n) { print $c; found = 1; exit }
 		END { if (!found) print "missing" }' "${4:-$D/raw}"
 }
 
-# deltas OLD NEW: "hist:METRIC COUNT" and "counter:NAME VALUE" lines, NEW - OLD.
+# deltas OLD NEW: what moved between two raw snapshots, as raw records of their own
+# ("hist", "counter": TAG, NAME, NEW - OLD, tab-separated; "missing" for a record that
+# NEW lost), for raw_field to read like the live file. A scenario keeps the last in
+# $KC_DELTA (load_deltas does), which delta reads.
+KC_DELTA=/tmp/kc.delta
 deltas() {
-	awk -F '\t' '
+	awk -F '\t' -v OFS='\t' '
 		FNR == 1 { f++ }
 		$1 == "hist" || $1 == "counter" {
-			k = $1 ":" $2
+			k = $1 OFS $2
 			if (f == 1) { old[k] = $3; next }
 			print k, $3 - old[k]
 			seen[k] = 1
@@ -32,13 +37,8 @@ deltas() {
 		END { for (k in old) if (!(k in seen)) print k, "missing" }' "$1" "$2"
 }
 
-# d KEY: KEY's value in /tmp/kc.delta (written from deltas), "missing" if absent.
-d() {
-	while read -r k v; do
-		[ "$k" = "$1" ] && { echo "$v"; return; }
-	done </tmp/kc.delta
-	echo missing
-}
+# delta TAG NAME: how far TAG NAME moved in $KC_DELTA, "missing" if absent.
+delta() { raw_field "$1" "$2" 3 "$KC_DELTA"; }
 
 # meminfo KEY: KEY's kB (or count) in /proc/meminfo, 0 when the kernel has no such line.
 meminfo() { awk -v k="$1:" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/meminfo; }
@@ -84,8 +84,7 @@ settle() {
 }
 
 # load_deltas LABEL N OPTIONS...: `kvmchurn load OPTIONS` (its output in
-# /tmp/kc.load), N reaps waited for, and the counts it added in /tmp/kc.delta
-# for d.
+# /tmp/kc.load), N reaps waited for, and the counts it added in $KC_DELTA.
 load_deltas() {
 	ld_label=$1 ld_n=$2
 	shift 2
@@ -98,7 +97,7 @@ load_deltas() {
 	fi
 	settle /tmp/kc.raw0 "$ld_n" || not_ok "$ld_label: reap counter did not settle at +$ld_n"
 	cp "$D/raw" /tmp/kc.raw1
-	deltas /tmp/kc.raw0 /tmp/kc.raw1 >/tmp/kc.delta
+	deltas /tmp/kc.raw0 /tmp/kc.raw1 >"$KC_DELTA"
 }
 
 # Conditions for wait_for.
