@@ -58,6 +58,50 @@ kc_verdict_log() {
 	sed -n "s|^    log: \(.*/$2-[0-9]\{8\}-[0-9]\{6\}\.log\)\$|\1|p" "$1" | tail -n 1
 }
 
+# kc_tap_count LOG...: "OK NOTOK", the ok and not ok lines of TAP logs (tests/lib/tap.sh)
+# summed; a missing log counts none.
+kc_tap_count() {
+	cat "$@" 2>/dev/null | awk '/^ok / { o++ } /^not ok / { n++ } END { print o + 0, n + 0 }'
+}
+
+# kc_tap_verdict NAME LOG RC SECS: the verdict line of a TAP log whose script exited RC,
+# every tier's that runs one: PASS when RC is 0, a test passed and none failed, and the
+# plan (1..N) counts them all, else FAIL after the failed tests and the log's path. A
+# log without its plan is a script that stopped before its end. False on FAIL.
+kc_tap_verdict() {
+	local name=$1 log=$2 rc=$3 secs=$4 ok nok why=
+	read -r ok nok < <(kc_tap_count "$log")
+	grep -qx "1\.\.$((ok + nok))" "$log" 2>/dev/null || why=", no plan 1..$((ok + nok)): it stopped before its end"
+	if ((rc == 0 && nok == 0 && ok > 0)) && [[ -z $why ]]; then
+		echo "PASS $name: $ok ok, 0 not ok ($secs s)"
+		return 0
+	fi
+	{ grep -A3 '^not ok ' "$log" | sed 's/^/    /' | head -n 60; } 2>/dev/null || true
+	echo "    log: $log"
+	echo "FAIL $name: $ok ok, $nok not ok ($secs s)$( ((rc == 0)) || echo ", exit $rc")$why"
+	return 1
+}
+
+# kc_count CMD...: CMD's verdict lines passed through, each PASS and FAIL one counted in
+# the caller's passed and failed (a tier's closing line of its own dropped). A CMD that
+# fails without a FAIL line failed in the harness: that is one more FAIL.
+kc_count() {
+	local line rc=0 before=$failed
+	while IFS= read -r line; do
+		case $line in
+		PASS*) passed=$((passed + 1)) ;;
+		FAIL*) failed=$((failed + 1)) ;;
+		*[0-9]" passed, "*[0-9]" failed") continue ;;
+		esac
+		printf '%s\n' "$line"
+	done < <("$@")
+	wait $! || rc=$?
+	if ((rc != 0 && failed == before)); then
+		echo "FAIL ${1##*/}: exit $rc, with no verdict (a harness error)"
+		failed=$((failed + 1))
+	fi
+}
+
 # kc_summary PASSED FAILED: the closing line, and the exit status to use.
 kc_summary() {
 	echo "$1 passed, $2 failed"

@@ -44,45 +44,34 @@ kc_qemu_old() {
 	fi
 }
 
-main() {
-	local work log rc=0 passed=0 failed=0 t0 ok nok
-	kc_lock
-	mkdir -p "$KVMCHURN_CACHE/logs" "$KVMCHURN_CACHE/qemu"
-	# the client, built for the host: it runs in the (newer) chroot as well
-	work=$KVMCHURN_CACHE/qemu/work
-	rm -rf "$work"
-	mkdir -p "$work/bind"
-	env -u MAKEFLAGS -u MAKELEVEL make -s -C "$KC_TOP" client >/dev/null
-	cp "$KC_TOP/userspace/kvmchurn" "$work/bind/kvmchurn"
-	KC_QEMU_CLIENT=$work/bind/kvmchurn
-	cp "$KC_TOP/tests/qemu/inside.sh" "$work/bind/"
-	cp "$KC_TOP/tests/lib/tap.sh" "$work/bind/tap.sh"
-
-	if kc_qemu_old; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
-
+# kc_qemu_live WORK: the migration in a throwaway overlay of the trixie chroot (inside.sh),
+# WORK/bind as /kvmchurn; its files kept in out/qemu-live.
+kc_qemu_live() {
+	local work=$1 log=$KVMCHURN_CACHE/logs/qemu-live.log t0=$SECONDS rc=0
 	kc_read_sources
-	t0=$SECONDS
 	if ! (kc_qemu_chroot refresh); then
 		echo "SKIP qemu-live: no trixie chroot with QEMU 10 could be made (log: $KC_QEMU_ROOT.log)"
-	else
-		log=$KVMCHURN_CACHE/logs/qemu-live.log
-		kc_overlay_exec "$KC_QEMU_ROOT" "$work/ovl" "$work/bind" \
-			bash /kvmchurn/inside.sh >"$log" 2>&1 || rc=$?
-		ok=$(grep -c '^ok ' "$log" || true)
-		nok=$(grep -c '^not ok ' "$log" || true)
-		if ((rc == 0 && nok == 0 && ok > 0)); then
-			echo "PASS qemu-live: $(sed -n 's/^# qemu //p' "$log" | head -n1): $ok ok, 0 not ok ($((SECONDS - t0)) s)"
-			passed=$((passed + 1))
-		else
-			grep -A3 '^not ok ' "$log" | sed 's/^/    /' | head -n 30
-			echo "    log: $log"
-			echo "FAIL qemu-live: $ok ok, $nok not ok, exit $rc ($((SECONDS - t0)) s)"
-			failed=$((failed + 1))
-		fi
-		# the logs of the migration, for a look afterwards
-		mkdir -p "$KVMCHURN_CACHE/out/qemu-live"
-		cp "$work"/bind/out/* "$KVMCHURN_CACHE/out/qemu-live/" 2>/dev/null || true
+		return 0
 	fi
+	kc_overlay_exec "$KC_QEMU_ROOT" "$work/ovl" "$work/bind" bash /kvmchurn/inside.sh >"$log" 2>&1 || rc=$?
+	# the logs of the migration, for a look afterwards
+	mkdir -p "$KVMCHURN_CACHE/out/qemu-live"
+	cp "$work"/bind/out/* "$KVMCHURN_CACHE/out/qemu-live/" 2>/dev/null || true
+	kc_tap_verdict "qemu-live: $(sed -n 's/^# qemu //p' "$log" | head -n1)" "$log" "$rc" $((SECONDS - t0))
+}
+
+main() {
+	local work=$KVMCHURN_CACHE/qemu/work passed=0 failed=0
+	kc_lock
+	mkdir -p "$KVMCHURN_CACHE/logs" "$KVMCHURN_CACHE/qemu"
+	rm -rf "$work"
+	mkdir -p "$work/bind"
+	# the client, built for the host: it runs in the (newer) chroot as well
+	env -u MAKEFLAGS -u MAKELEVEL make -s -C "$KC_TOP" client >/dev/null
+	cp "$KC_TOP/userspace/kvmchurn" "$KC_TOP/tests/qemu/inside.sh" "$KC_LIB/tap.sh" "$work/bind/"
+	KC_QEMU_CLIENT=$work/bind/kvmchurn
+	kc_count kc_qemu_old
+	kc_count kc_qemu_live "$work"
 	rm -rf "$work"
 	kc_summary "$passed" "$failed"
 }

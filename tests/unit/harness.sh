@@ -9,8 +9,9 @@
 #                                  reset vector (real mode, EIP)
 #   x86_64-7.x-255cpus-moving.where  vCPUs 0 to 7 of a 255-vCPU boot that only
 #                                  crawled: four of them moved
-# and tests/lib/compatibility/branches.tsv, the audit of module/compat.h's branches that
-# compatibility.sh prints, against compat.h's own versions.
+# tests/lib/compatibility/branches.tsv, the audit of module/compat.h's branches that
+# compatibility.sh prints, against compat.h's own versions; and the core's rules for a
+# verdict: judge.awk on a serial log, kc_tap_verdict on a TAP log, kc_count's tally.
 #
 # One TAP line a test (tests/lib/tap.sh), then "harness: N passed, N failed".
 
@@ -153,5 +154,49 @@ printf '@@KVMCHURN BEGIN init\r\nok 1 - init\r\n@@KVMCHURN END init rc=0\r\n@@KV
 awk -v names="init" -f "$lib/judge.awk" "$tmp/serial" >"$tmp/judged"
 want_eq "a whole log, CRLF" "$(printf '%s\n' "scen init 1 0 0 ? ?" "ok 1" "nok 0" "cpus 0")" "$(cat "$tmp/judged")"
 finish "judge.awk counts a scenario's lines only inside its block, and says what is missing"
+
+# kc_tap_verdict: one rule for a TAP log, every case of it
+verdict_of() {	# WANT-STATUS WANT-LAST-LINE RC LOG-LINE...: one log judged
+	local want=$1 last=$2 rc=$3 got=0
+	shift 3
+	printf '%s\n' "$@" >"$tmp/tap.log"
+	kc_tap_verdict step "$tmp/tap.log" "$rc" 5 >"$tmp/verdict" || got=$?
+	want_eq "${*//$'\n'/|} (exit $rc): status" "$want" "$got"
+	want_eq "${*//$'\n'/|} (exit $rc): last line" "$last" "$(tail -n 1 "$tmp/verdict")"
+}
+verdict_of 0 "PASS step: 2 ok, 0 not ok (5 s)" 0 "ok 1 - a" "ok 2 - b # SKIP why" "1..2"
+verdict_of 1 "FAIL step: 1 ok, 1 not ok (5 s)" 0 "ok 1 - a" "not ok 2 - b" "#   why" "1..2"
+want_eq "a failed test's lines" "$(printf '    %s\n' "not ok 2 - b" "#   why" "1..2" "log: $tmp/tap.log")" \
+	"$(head -n 4 "$tmp/verdict")"
+verdict_of 1 "FAIL step: 2 ok, 0 not ok (5 s), no plan 1..2: it stopped before its end" 0 "ok 1 - a" "ok 2 - b"
+verdict_of 1 "FAIL step: 1 ok, 0 not ok (5 s), no plan 1..1: it stopped before its end" 0 "ok 1 - a" "1..2"
+verdict_of 1 "FAIL step: 1 ok, 0 not ok (5 s), exit 7" 7 "ok 1 - a" "1..1"
+verdict_of 1 "FAIL step: 0 ok, 0 not ok (5 s)" 0 "1..0"
+rm -f "$tmp/tap.log"
+got=0
+kc_tap_verdict step "$tmp/tap.log" 0 5 >"$tmp/verdict" || got=$?
+want_eq "no log: status" 1 "$got"
+want_eq "no log" "FAIL step: 0 ok, 0 not ok (5 s), no plan 1..0: it stopped before its end" "$(tail -n 1 "$tmp/verdict")"
+finish "kc_tap_verdict: PASS only for exit 0, a test passed, none failed, and the plan"
+
+# kc_count: verdict lines counted, a sub-tier's closing line dropped, a step that fails
+# without a verdict counted as one more FAIL
+steps() {	# RC LINE...: print the LINEs, exit RC (in kc_count's subshell)
+	local rc=$1
+	shift
+	printf '%s\n' "$@"
+	return "$rc"
+}
+count_of() {	# WANT-PASSED WANT-FAILED WANT-OUTPUT RC LINE...
+	local passed=0 failed=0 want=("$1" "$2" "$3")
+	shift 3
+	kc_count steps "$@" >"$tmp/counted"
+	want_eq "kc_count steps $*" "${want[*]}" "$passed $failed $(paste -sd '|' "$tmp/counted")"
+}
+count_of 2 1 "PASS a|    not ok 1 - x|FAIL b|SKIP c|PASS d" 1 "PASS a" "    not ok 1 - x" "FAIL b" "SKIP c" "PASS d" "2 passed, 1 failed"
+count_of 1 0 "PASS a" 0 "PASS a"
+count_of 1 1 "PASS a|FAIL steps: exit 3, with no verdict (a harness error)" 3 "PASS a"
+count_of 0 0 "" 0
+finish "kc_count: PASS and FAIL lines counted, a harness error is a FAIL"
 
 done_suite harness
