@@ -62,17 +62,20 @@ kc_kernel_bad() {
 		grep -E "$badre" | grep -vE "$KC_HARMLESS" | awk '!seen[$0]++' || true
 }
 
-# kc_debug_verdicts JUDGED BAD QRC: the debug kernel's named tests, a verdict line each:
+# kc_first_bad ID BAD: what the first of BAD's lines (kc_kernel_bad's) says is wrong.
+kc_first_bad() { grep -oE "$(kc_bad_re "$1")" <<<"$2" | head -n1; }
+
+# kc_debug_verdicts ID JUDGED BAD QRC: the debug kernel's named tests, a verdict line each:
 # every scenario (the fault scenarios are tests of their own), then the kernel's log.
 kc_debug_verdicts() {
-	local judged=$1 bad=$2 qrc=$3 scen sok snok src scpus ssecs line
+	local id=$1 judged=$2 bad=$3 qrc=$4 scen sok snok src scpus ssecs line
 	sed -n 's/^scen //p' <<<"$judged" | while read -r scen sok snok src scpus ssecs; do
 		[[ $snok == 0 && $src == 0 ]] && line=PASS || line=FAIL
 		echo "    $line $scen: $sok ok, $snok not ok ($scpus CPUs, $ssecs s)"
 	done
 	local klog="kernel log${KC_OPT_ARGS:+ ($KC_OPT_ARGS)}${KC_ICOUNT_BOOT:+ (icount)}"
 	if [[ -n $bad ]]; then
-		echo "    FAIL $klog: $(grep -oE "$KC_BAD|$KC_BAD_DEBUG" <<<"$bad" | head -n1)"
+		echo "    FAIL $klog: $(kc_first_bad "$id" "$bad")"
 	elif [[ $qrc != 0 ]]; then
 		echo "    FAIL $klog: qemu exited $qrc"
 	else
@@ -110,8 +113,8 @@ kc_vm_judge() {
 	((nok == 0)) || reasons+=("$nok not ok")
 	((ok > 0)) || reasons+=("no ok line")
 	bad=$(kc_kernel_bad "$id" "$log")
-	[[ -z $bad ]] || reasons+=("kernel says: $(grep -oE "$(kc_bad_re "$id")" <<<"$bad" | head -n1)")
-	! kc_is_debug "$id" || kc_debug_verdicts "$judged" "$bad" "$qrc"
+	[[ -z $bad ]] || reasons+=("kernel says: $(kc_first_bad "$id" "$bad")")
+	! kc_is_debug "$id" || kc_debug_verdicts "$id" "$judged" "$bad" "$qrc"
 	local kunit depth verdict=PASS
 	((${#reasons[@]} == 0)) || verdict=FAIL
 	kunit=$(sed -n 's/^kunit //p' <<<"$judged" | tail -n1)
