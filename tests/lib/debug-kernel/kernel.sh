@@ -91,28 +91,32 @@ build() {
 # signed MODULE: does MODULE end with the kernel's signature marker?
 signed() { tail -c 28 "$1" | grep -qx '~Module signature appended~'; }
 
+# staged STAGE NAME: NAME.ko of the build's installed modules (STAGE: its lib/modules/KREL)
+# copied into kernels/ID/modules/, after checking that it was built and is signed
+# (MODULE_SIG_ALL, so that a boot with lockdown=integrity loads it too).
+staged() {
+	local f
+	f=$(find "$1" -name "$2.ko" | head -n1)
+	[[ -n $f ]] || kc_die "$KC_DEBUG_ID: $2.ko not built"
+	signed "$f" || kc_die "$KC_DEBUG_ID: $2.ko is not signed (CONFIG_MODULE_SIG_ALL)"
+	cp "$f" "$kdir/modules/"
+}
+
 # install_kernel VERSION DIR: kernels/x86_64-debug/ from the build in DIR.
 install_kernel() {
-	local ver=$1 dir=$2 krel m f modules='' extra=''
+	local ver=$1 dir=$2 krel m modules='' extra=''
 	krel=$(cat "$dir/release")
 	rm -rf "$kdir"
 	mkdir -p "$kdir/modules"
 	cp "$dir/src/arch/x86/boot/bzImage" "$kdir/vmlinuz"
-	# the modules are signed (MODULE_SIG_ALL), so that a boot with lockdown=integrity
-	# loads them too
+	# KVM's, loaded at boot; then those the scenarios that need them load, with their
+	# parameters
 	for m in irqbypass kvm kvm-amd; do
-		f=$(find "$dir/stage/lib/modules/$krel" -name "$m.ko" | head -n1)
-		[[ -n $f ]] || kc_die "$KC_DEBUG_ID: $m.ko not built"
-		signed "$f" || kc_die "$KC_DEBUG_ID: $m.ko is not signed (CONFIG_MODULE_SIG_ALL)"
-		cp "$f" "$kdir/modules/"
+		staged "$dir/stage/lib/modules/$krel" "$m"
 		modules+="$m.ko "
 	done
-	# loaded by the scenarios that need them, with their parameters
 	for m in $KC_EXTRA_WANT; do
-		f=$(find "$dir/stage/lib/modules/$krel" -name "$m.ko" | head -n1)
-		[[ -n $f ]] || kc_die "$KC_DEBUG_ID: $m.ko not built"
-		signed "$f" || kc_die "$KC_DEBUG_ID: $m.ko is not signed (CONFIG_MODULE_SIG_ALL)"
-		cp "$f" "$kdir/modules/"
+		staged "$dir/stage/lib/modules/$krel" "$m"
 		extra+="$m.ko "
 	done
 	# the key the build made and signed its modules with (certs/signing_key.pem: the
