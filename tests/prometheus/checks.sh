@@ -35,6 +35,14 @@ tier_needs() {
 	echo "# $("$1" --version 2>&1 | head -n1); $("$2" --version 2>&1 | head -n1)"
 }
 
+# test_promtool PROMTOOL: the examples' rules, and their unit tests, by promtool.
+test_promtool() {
+	check "promtool check rules examples/prometheus/kvmchurn.rules.yml" \
+		"$1" check rules "$examples/kvmchurn.rules.yml"
+	check "promtool test rules examples/prometheus/kvmchurn.rules.test.yml" \
+		"$1" test rules "$examples/kvmchurn.rules.test.yml"
+}
+
 # export_hosts: a textfile folder a capture, listed in tier's hosts and dirs.
 export_hosts() {
 	local d h
@@ -50,6 +58,15 @@ export_hosts() {
 	done
 	((${#hosts[@]} >= 2)) || { not_ok "two captures or more in tests/fixtures"; return 1; }
 	ok "${#hosts[@]} captures exported: ${hosts[*]}"
+}
+
+# export_no_module: the textfile folder of a host without the module, as
+# kvmchurn-export.service's command leaves it.
+export_no_module() {
+	mkdir -p "$tmp/tf/no-module" "$tmp/empty"
+	KVMCHURN_EXPORT_DIR=$tmp/empty KVMCHURN_EXPORT_FILE=$tmp/tf/no-module/kvmchurn.prom \
+		check "no-module: systemd/export-textfile writes kvmchurn_up 0" \
+		"$top/systemd/export-textfile" "$client"
 }
 
 # test_textfiles: each node_exporter serves its host's textfile, read without error.

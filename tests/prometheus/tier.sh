@@ -61,38 +61,20 @@ tier() {
 	promtool=$(command -v promtool)
 	tier_needs "$prometheus" "$node_exporter" "$promtool" || return 1
 
-	# ---- the examples, by promtool ------------------------------------------------
-	check "promtool check rules examples/prometheus/kvmchurn.rules.yml" \
-		"$promtool" check rules "$examples/kvmchurn.rules.yml"
-	check "promtool test rules examples/prometheus/kvmchurn.rules.test.yml" \
-		"$promtool" test rules "$examples/kvmchurn.rules.test.yml"
-
-	# ---- the hosts: a textfile folder and a node_exporter each --------------------
+	test_promtool "$promtool"
+	# the hosts: a textfile folder and a node_exporter each, on a port each
 	export_hosts || return 1
-	# the host without the module: what kvmchurn-export.service's command leaves there
-	mkdir -p "$tmp/tf/no-module" "$tmp/empty"
-	KVMCHURN_EXPORT_DIR=$tmp/empty KVMCHURN_EXPORT_FILE=$tmp/tf/no-module/kvmchurn.prom \
-		check "no-module: systemd/export-textfile writes kvmchurn_up 0" \
-		"$top/systemd/export-textfile" "$client"
-
-	# a port each, and Prometheus'
+	export_no_module
 	mapfile -t free < <(prompy ports $((${#hosts[@]} + 2)))
 	((${#free[@]} == ${#hosts[@]} + 2)) || { not_ok "free ports on 127.0.0.1"; return 1; }
 	serve_nodes "$node_exporter" "${free[@]}" || return 1
 	test_textfiles
-
-	# ---- Prometheus ---------------------------------------------------------------
+	# Prometheus, scraping them; then each capture, the fleet, the rules
 	serve_prometheus "$prometheus" "${free[${#free[@]} - 1]}" || return 1
 	prom=http://127.0.0.1:$port
 	wait_scraped "$prom" || return 1
-
-	# ---- each capture: quantiles, _count, _sum --------------------------------------
 	test_quantiles "$prom"
-
-	# ---- the fleet: PromQL's sum against kvmchurn merge ------------------------------
 	test_fleet "$prom"
-
-	# ---- the rules, live ---------------------------------------------------------
 	test_rules "$prom"
 	tap_done
 }
