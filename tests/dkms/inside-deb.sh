@@ -29,7 +29,7 @@ client_deb=/kvmchurn/kvmchurn_${ver}_$arch.deb
 build() {
 	cd /kvmchurn/src || exit 1
 	check "dpkg-buildpackage -us -uc -b" dpkg-buildpackage -us -uc -b
-	((tap_failed == 0)) || { tap_done; exit 1; }
+	((tap_failed == 0)) || bail_out "no packages: dpkg-buildpackage failed"
 	[[ -f $dkms_deb ]] && ok "built ${dkms_deb#/kvmchurn/}" || not_ok "built ${dkms_deb#/kvmchurn/}"
 	[[ -f $client_deb ]] && ok "built ${client_deb#/kvmchurn/}" || not_ok "built ${client_deb#/kvmchurn/}"
 	dpkg-deb -c "$dkms_deb" | awk '{ print $6 }' >/tmp/dkms.list

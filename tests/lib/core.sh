@@ -67,11 +67,17 @@ kc_tap_count() {
 # kc_tap_verdict NAME LOG RC SECS: the verdict line of a TAP log whose script exited RC,
 # every tier's that runs one: PASS when RC is 0, a test passed and none failed, and the
 # plan (1..N) counts them all, else FAIL after the failed tests and the log's path. A
-# log without its plan is a script that stopped before its end. False on FAIL.
+# log without its plan is a script that stopped before its end, or bailed out (its
+# "Bail out!" line says why). False on FAIL.
 kc_tap_verdict() {
-	local name=$1 log=$2 rc=$3 secs=$4 ok nok why=
+	local name=$1 log=$2 rc=$3 secs=$4 ok nok why='' bail
 	read -r ok nok < <(kc_tap_count "$log")
-	grep -qx "1\.\.$((ok + nok))" "$log" 2>/dev/null || why=", no plan 1..$((ok + nok)): it stopped before its end"
+	bail=$(sed -n 's/^Bail out! *//p' "$log" 2>/dev/null | head -n 1)
+	if [[ -n $bail ]]; then
+		why=", bailed out: $bail"
+	elif ! grep -qx "1\.\.$((ok + nok))" "$log" 2>/dev/null; then
+		why=", no plan 1..$((ok + nok)): it stopped before its end"
+	fi
 	if ((rc == 0 && nok == 0 && ok > 0)) && [[ -z $why ]]; then
 		echo "PASS $name: $ok ok, 0 not ok ($secs s)"
 		return 0

@@ -6,8 +6,9 @@
 #   kunit TEXT               each "# KUnit: " summary
 #   scen NAME OK NOTOK RC CPUS SECS    each scenario of names, in that order ("none"
 #                            and "? ?" where it never ended)
-#   reason TEXT              each reason the boot fails: a scenario without an end
-#                            marker, one that exited non-zero, no final marker
+#   reason TEXT              each reason the boot fails: a scenario that bailed out
+#                            (tests/lib/tap.sh), one without an end marker, one that
+#                            exited non-zero, no final marker
 #   ok N / nok N / cpus N    the totals, and the most CPUs a scenario saw
 { sub(/\r$/, "") }
 index($0, "@@KVMCHURN FILE-") { next }
@@ -24,11 +25,14 @@ index($0, "@@KVMCHURN DONE") { done = 1; next }
 cur != "" && /^ok( |$)/ { ok++; sok[cur]++ }
 cur != "" && /^not ok( |$)/ { nok++; snok[cur]++; print "notok " cur ": " $0 }
 cur != "" && /^# KUnit: / { print "kunit " substr($0, 3) }
+cur != "" && /^Bail out!/ { bail[cur] = bail[cur] ? bail[cur] : substr($0, 11) }
 END {
 	n = split(names, w, " ")
 	for (i = 1; i <= n; i++)
 		print "scen " w[i] " " sok[w[i]] + 0 " " snok[w[i]] + 0 " " (w[i] in rc ? rc[w[i]] : "none") \
 			" " (w[i] in cpus ? cpus[w[i]] " " secs[w[i]] : "? ?")
+	for (i = 1; i <= n; i++)
+		if (w[i] in bail) print "reason " w[i] " bailed out: " bail[w[i]]
 	for (i = 1; i <= n; i++)
 		if (!(w[i] in rc)) print "reason no end marker for " w[i]
 		else if (rc[w[i]] != 0) print "reason " w[i] " exited " rc[w[i]]

@@ -10,8 +10,10 @@
 #   not ok N - NAME             a test failed; "#" lines after it say why
 #   ok N - NAME # SKIP WHY      a test that could not run here, and why
 #   1..N                        the plan, at the end (tap_done)
+#   Bail out! WHY               the script cannot go on: the tests after it never ran
 #
-# ok, not_ok, skip, diag, check and is write them, everywhere: no layer renames them.
+# ok, not_ok, skip, diag, check, is and bail_out write them, everywhere: no layer
+# renames them.
 #
 # The harnesses count the "ok" and "not ok" lines; N numbers the tests of one
 # script.
@@ -65,6 +67,18 @@ check() {
 # is NAME GOT WANT: one test of one value, named with what it got.
 is() {
 	if [ "$2" = "$3" ]; then ok "$1: $2"; else not_ok "$1: $2, want $3"; fi
+}
+
+# bail_out WHY [LINE...]: the script cannot go on (a module that will not load, a server
+# that will not start): a failed test named WHY, diag's LINEs, TAP's "Bail out! WHY", and
+# exit 1. Every judge of a log (kc_tap_verdict, judge.awk) says that it bailed out, and why.
+bail_out() {
+	tap_why=$1
+	shift
+	not_ok "$tap_why"
+	[ $# -eq 0 ] || diag "$@"
+	echo "Bail out! $tap_why"
+	exit 1
 }
 
 # tap_done: the plan; false if a test failed.

@@ -18,20 +18,14 @@ report() {
 	fi
 }
 
-# tier_needs PROMETHEUS NODE_EXPORTER PROMTOOL: their versions, or not ok if one is missing.
+# tier_needs PROMETHEUS NODE_EXPORTER PROMTOOL: their versions; bails out if one is missing.
 tier_needs() {
 	local n
 	for n in "prometheus:$1" "prometheus-node-exporter:$2" "promtool:$3" "python3:$python"; do
-		[[ -n ${n#*:} ]] && continue
-		not_ok "${n%%:*} installed"
-		diag "apt-get install prometheus prometheus-node-exporter python3 (.ci/run does)"
-		return 1
+		[[ -n ${n#*:} ]] ||
+			bail_out "${n%%:*} installed" "apt-get install prometheus prometheus-node-exporter python3 (.ci/run does)"
 	done
-	if [[ ! -x $client ]]; then
-		not_ok "the client, $client"
-		diag "make client (make check-prometheus builds it)"
-		return 1
-	fi
+	[[ -x $client ]] || bail_out "the client, $client" "make client (make check-prometheus builds it)"
 	echo "# $("$1" --version 2>&1 | head -n1); $("$2" --version 2>&1 | head -n1)"
 }
 
@@ -56,7 +50,7 @@ export_hosts() {
 		"$client" -d "$d" export -o "$tmp/tf/$h/kvmchurn.prom" >"$tmp/out" 2>&1 ||
 			{ not_ok "$h: kvmchurn export -o"; diag "$(cat "$tmp/out")"; }
 	done
-	((${#hosts[@]} >= 2)) || { not_ok "two captures or more in tests/fixtures"; return 1; }
+	((${#hosts[@]} >= 2)) || bail_out "two captures or more in tests/fixtures"
 	ok "${#hosts[@]} captures exported: ${hosts[*]}"
 }
 
@@ -95,7 +89,8 @@ test_textfiles() {
 	fi
 }
 
-# wait_scraped PROM: every target scraped once, the time all numbers are asked at.
+# wait_scraped PROM: every target scraped once, the time all numbers are asked at; else
+# it bails out.
 wait_scraped() {
 	local prom=$1
 	if prompy wait "$limit" scraped "$prom" "${#targets[@]}" >"$tmp/at" 2>&1; then
@@ -104,9 +99,8 @@ wait_scraped() {
 		export PROM_AT
 		ok "prometheus on ${prom#http://} scraped all ${#targets[@]} targets (up == 1 at $PROM_AT)"
 	else
-		not_ok "prometheus scraped all ${#targets[@]} targets within $limit s"
-		diag "$(cat "$tmp/at")" "$(prompy targets "$prom" 2>&1)"
-		return 1
+		bail_out "prometheus scraped all ${#targets[@]} targets within $limit s" \
+			"$(cat "$tmp/at")" "$(prompy targets "$prom" 2>&1)"
 	fi
 }
 

@@ -51,7 +51,8 @@ serve() {
 	return 1
 }
 
-# serve_nodes NODE_EXPORTER PORT...: a node_exporter a host (tier's ports and targets).
+# serve_nodes NODE_EXPORTER PORT...: a node_exporter a host (tier's ports and targets);
+# bails out if one does not start.
 serve_nodes() {
 	local node_exporter=$1 free=("${@:2}") h i
 	for h in "${hosts[@]}" no-module; do
@@ -59,15 +60,15 @@ serve_nodes() {
 		if ! serve "node_exporter $h" "$tmp/node-exporter-${h//\//-}.log" "${free[i]}" "$node_exporter" \
 			--web.listen-address=127.0.0.1:@PORT@ --collector.disable-defaults \
 			--collector.textfile --collector.textfile.directory="$tmp/tf/$h"; then
-			not_ok "node_exporter for $h started"
-			return 1
+			bail_out "node_exporter for $h started"
 		fi
 		ports+=("$port")
 		targets+=("127.0.0.1:$port")
 	done
 }
 
-# serve_prometheus PROMETHEUS PORT: scraping tier's targets every second; sets port.
+# serve_prometheus PROMETHEUS PORT: scraping tier's targets every second; sets port, or
+# bails out.
 serve_prometheus() {
 	{
 		echo "global: {scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s}"
@@ -82,7 +83,6 @@ serve_prometheus() {
 	if ! serve prometheus "$tmp/server.log" "$2" "$1" \
 		--config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
 		--web.listen-address=127.0.0.1:@PORT@; then
-		not_ok "prometheus started"
-		return 1
+		bail_out "prometheus started"
 	fi
 }

@@ -59,20 +59,20 @@ tier() {
 	trap 'exit 143' TERM
 	prometheus=$(command -v prometheus) node_exporter=$(command -v prometheus-node-exporter || command -v node_exporter)
 	promtool=$(command -v promtool)
-	tier_needs "$prometheus" "$node_exporter" "$promtool" || return 1
+	tier_needs "$prometheus" "$node_exporter" "$promtool"
 
 	test_promtool "$promtool"
 	# the hosts: a textfile folder and a node_exporter each, on a port each
-	export_hosts || return 1
+	export_hosts
 	export_no_module
 	mapfile -t free < <(prompy ports $((${#hosts[@]} + 2)))
-	((${#free[@]} == ${#hosts[@]} + 2)) || { not_ok "free ports on 127.0.0.1"; return 1; }
-	serve_nodes "$node_exporter" "${free[@]}" || return 1
+	((${#free[@]} == ${#hosts[@]} + 2)) || bail_out "free ports on 127.0.0.1"
+	serve_nodes "$node_exporter" "${free[@]}"
 	test_textfiles
 	# Prometheus, scraping them; then each capture, the fleet, the rules
-	serve_prometheus "$prometheus" "${free[${#free[@]} - 1]}" || return 1
+	serve_prometheus "$prometheus" "${free[${#free[@]} - 1]}"
 	prom=http://127.0.0.1:$port
-	wait_scraped "$prom" || return 1
+	wait_scraped "$prom"
 	test_quantiles "$prom"
 	test_fleet "$prom"
 	test_rules "$prom"

@@ -13,7 +13,6 @@ out=/kvmchurn/out
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
 trap cleanup EXIT
-finish() { tap_done; exit; }
 
 # qmp SOCKET JSON...: send the commands after qmp_capabilities; print the replies
 qmp() {
@@ -33,7 +32,8 @@ mkdir -p "$out"
 cd "$out" || exit 1
 ver=$(qemu-system-x86_64 --version | sed -n '1s/.*version \([0-9.]*\).*/\1/p')
 echo "# qemu $ver"
-printf '%s\n8.2\n' "$ver" | sort -V -C && { not_ok "QEMU $ver is 8.2 or later"; finish; } || ok "QEMU $ver is 8.2 or later"
+if printf '%s\n8.2\n' "$ver" | sort -V -C; then bail_out "QEMU $ver is 8.2 or later"; fi
+ok "QEMU $ver is 8.2 or later"
 port=$((20000 + $$ % 20000))
 common=(-accel tcg -machine pc -m 64 -nographic -nodefaults -display none -msg timestamp=on)
 
@@ -43,7 +43,8 @@ qemu-system-x86_64 "${common[@]}" -trace 'vmstate_downtime*' -D dst.log \
 pids+=($!)
 qemu-system-x86_64 "${common[@]}" -D src.log -qmp unix:src.qmp,server=on,wait=off >src.out 2>&1 &
 pids+=($!)
-wait_for 10 test -S src.qmp -a -S dst.qmp && ok "two QEMUs up" || { not_ok "two QEMUs up"; finish; }
+wait_for 10 test -S src.qmp -a -S dst.qmp || bail_out "two QEMUs up"
+ok "two QEMUs up"
 
 got=$("$kc" downtime --qmp src.qmp --enable 2>&1)
 rc=$?
@@ -60,7 +61,8 @@ sleep 0.5
 reply=$(qmp src.qmp "{\"execute\":\"migrate\",\"arguments\":{\"uri\":\"tcp:127.0.0.1:$port\"}}")
 while IFS= read -r line; do echo "# migrate: $line"; done <<<"$reply"
 status() { qmp src.qmp '{"execute":"query-migrate"}' | tee query.json | grep -q '"status": *"completed"'; }
-wait_for 60 status && ok "the migration completed" || { not_ok "the migration completed"; sed "s/^/# /" query.json; finish; }
+wait_for 60 status || { sed "s/^/# /" query.json; bail_out "the migration completed"; }
+ok "the migration completed"
 qmp_ms=$(grep -o '"downtime": *[0-9]*' query.json | grep -o '[0-9]*$')
 echo "# query-migrate downtime: $qmp_ms ms"
 
@@ -94,4 +96,4 @@ got=$("$kc" downtime --qmp src.qmp --disable 2>&1)
 rc=$?
 [[ $rc == 0 && $got == "disabled 3 events: "* ]] && ok "--qmp --disable switches them off" ||
 	not_ok "--qmp --disable switches them off (exit $rc: $got)"
-finish
+tap_done

@@ -328,7 +328,7 @@ echo 1 >"$TR/tracing_on"
 
 kernel_has
 
-if insmod "$KVMCHURN_KO"; then ok "insmod kvmchurn.ko"; else not_ok "insmod kvmchurn.ko"; exit 0; fi
+if insmod "$KVMCHURN_KO"; then ok "insmod kvmchurn.ko"; else bail_out "insmod kvmchurn.ko"; fi
 for f in all summary counters probes checks raw; do
 	is "mode of $f" "$(stat -c %a "$D/$f")" 444
 done

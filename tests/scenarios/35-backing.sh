@@ -40,7 +40,7 @@ backing() {
 }
 
 kernel_has
-if insmod "$KVMCHURN_KO"; then ok "insmod kvmchurn.ko"; else not_ok "insmod kvmchurn.ko"; exit 0; fi
+if insmod "$KVMCHURN_KO"; then ok "insmod kvmchurn.ko"; else bail_out "insmod kvmchurn.ko"; fi
 
 backing anon
 

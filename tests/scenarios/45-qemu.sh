@@ -30,7 +30,7 @@ if [ -z "${KVMCHURN_VMM_MODULES:-}" ]; then
 fi
 
 # the VMM's root: its disk, mounted, with what QEMU needs of the guest bound in
-if ! disk_root $R; then not_ok "the VMM's root: $DISK_WHY"; exit 0; fi
+if ! disk_root $R; then bail_out "the VMM's root: $DISK_WHY"; fi
 mkdir -p $W
 QEMU="chroot $R $QBIN"
 echo "# VMM: $($QEMU --version | head -n 1)"
@@ -44,13 +44,13 @@ held() { [ -e "$W"/hold.ready ] || ! kill -0 "$HOLD" 2>/dev/null; }
 wait_for "$KC_WAIT" held
 check "kvmhold holds a VM" [ -e $W/hold.ready ]
 
-tracefs || { not_ok "tracefs is available"; exit 0; }
+tracefs || bail_out "tracefs is available"
 kp_clear
 echo 1 >"$TR/options/record-tgid" 2>/dev/null || not_ok "tracefs option record-tgid"
 echo 8192 >"$TR/buffer_size_kb"
 echo 1 >"$TR/tracing_on"
 kernel_has
-if ! insmod "$KVMCHURN_KO" filter=$QCOMM; then not_ok "insmod kvmchurn.ko filter=$QCOMM"; exit 0; fi
+if ! insmod "$KVMCHURN_KO" filter=$QCOMM; then bail_out "insmod kvmchurn.ko filter=$QCOMM"; fi
 is "filter" "$(cat $D/filter)" $QCOMM
 
 # The truth: the irqfds QEMU assigns (struct kvm_irqfd's flags at +8; bit 0 is

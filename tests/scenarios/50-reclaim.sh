@@ -59,8 +59,8 @@ cp /kvmchurn/bin/reclaim $FC
 check "insmod brd, a RAM disk of $((2 * $(meminfo MemTotal))) KiB" \
 	insmod /kvmchurn/modules/brd.ko rd_nr=1 rd_size=$((2 * $(meminfo MemTotal))) max_part=1
 check "$RD is there" [ -b $RD ]
-tracefs || { not_ok "tracefs is available"; exit 0; }
-if insmod "$KVMCHURN_KO"; then ok "insmod kvmchurn.ko"; else not_ok "insmod kvmchurn.ko"; exit 0; fi
+tracefs || bail_out "tracefs is available"
+if insmod "$KVMCHURN_KO"; then ok "insmod kvmchurn.ko"; else bail_out "insmod kvmchurn.ko"; fi
 is "probe reclaim_memcg" "$(state reclaim_memcg)" attached
 is "probe reclaim_direct" "$(state reclaim_direct)" attached
 check "tracefs vmscan events, filtered on comm" events on

@@ -65,7 +65,7 @@ startups() {
 		}' "$D/vms"
 }
 
-tracefs || { not_ok "tracefs"; exit 0; }
+tracefs || bail_out "tracefs"
 
 # the function the module's exit_to_reaped probe is on: 7.x's cgroup_task_release,
 # before it cgroup_release (the module's probes file says the same, below)

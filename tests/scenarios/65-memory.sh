@@ -41,7 +41,7 @@ common() {
 	is "vmalloc: kc_pairs_init()'s and kc_vms_init()'s areas in /proc/vmallocinfo" "$(mem vmalloc)" "$v"
 }
 
-if ! insmod "$KVMCHURN_KO"; then not_ok "insmod kvmchurn.ko"; exit 0; fi
+if ! insmod "$KVMCHURN_KO"; then bail_out "insmod kvmchurn.ko"; fi
 common 512
 check "percpu_per_cpu at most 64 KiB: $(mem percpu_per_cpu)" [ "$(mem percpu_per_cpu)" -le 65536 ]
 default_pairs=$(vmpairs)
@@ -49,7 +49,7 @@ default_vms=$(vmareas kc_vms_init)
 size=$(($(mem kretprobes) / $(mem kretprobe_instances)))
 rmmod kvmchurn
 
-if ! insmod "$KVMCHURN_KO" pairs=262144 maxactive=64; then not_ok "insmod pairs=262144 maxactive=64"; exit 0; fi
+if ! insmod "$KVMCHURN_KO" pairs=262144 maxactive=64; then bail_out "insmod pairs=262144 maxactive=64"; fi
 common 64
 # 8 times the buckets of the default 32768, each table rounded up to whole pages
 check "pairs=262144 takes 8 times the default table: $(vmpairs), $default_pairs" \
@@ -89,7 +89,7 @@ else
 	inuse() { echo 1 >"$s/shrink" && slabobjs "$cache"; }
 	slack=$((possible * (2 * $(cat $s/cpu_partial) + $(cat $s/objs_per_slab))))
 	before=$(still 60 inuse)
-	insmod "$KVMCHURN_KO" maxactive=4096 || { not_ok "insmod kvmchurn.ko maxactive=4096"; exit 0; }
+	insmod "$KVMCHURN_KO" maxactive=4096 || bail_out "insmod kvmchurn.ko maxactive=4096"
 	n=$(mem kretprobe_instances)
 	loaded=$(still 60 inuse)
 	rmmod kvmchurn

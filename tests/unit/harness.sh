@@ -153,6 +153,11 @@ want_eq "a log cut short" "$(cat "$tmp/judged.want")" "$(cat "$tmp/judged")"
 printf '@@KVMCHURN BEGIN init\r\nok 1 - init\r\n@@KVMCHURN END init rc=0\r\n@@KVMCHURN DONE\r\n' >"$tmp/serial"
 awk -v names="init" -f "$lib/judge.awk" "$tmp/serial" >"$tmp/judged"
 want_eq "a whole log, CRLF" "$(printf '%s\n' "scen init 1 0 0 ? ?" "ok 1" "nok 0" "cpus 0")" "$(cat "$tmp/judged")"
+printf '%s\n' "@@KVMCHURN BEGIN init" "not ok 1 - insmod" "Bail out! insmod" "Bail out! twice" \
+	"@@KVMCHURN END init rc=1" "@@KVMCHURN DONE" >"$tmp/serial"
+awk -v names="init" -f "$lib/judge.awk" "$tmp/serial" >"$tmp/judged"
+want_eq "a scenario that bailed out" "$(printf '%s\n' "notok init: not ok 1 - insmod" "scen init 0 1 1 ? ?" \
+	"reason init bailed out: insmod" "reason init exited 1" "ok 0" "nok 1" "cpus 0")" "$(cat "$tmp/judged")"
 finish "judge.awk counts a scenario's lines only inside its block, and says what is missing"
 
 # kc_tap_verdict: one rule for a TAP log, every case of it
@@ -172,12 +177,23 @@ verdict_of 1 "FAIL step: 2 ok, 0 not ok (5 s), no plan 1..2: it stopped before i
 verdict_of 1 "FAIL step: 1 ok, 0 not ok (5 s), no plan 1..1: it stopped before its end" 0 "ok 1 - a" "1..2"
 verdict_of 1 "FAIL step: 1 ok, 0 not ok (5 s), exit 7" 7 "ok 1 - a" "1..1"
 verdict_of 1 "FAIL step: 0 ok, 0 not ok (5 s)" 0 "1..0"
+verdict_of 1 "FAIL step: 1 ok, 1 not ok (5 s), exit 1, bailed out: no server" 1 "ok 1 - a" "not ok 2 - no server" \
+	"Bail out! no server"
+# shellcheck source=tests/lib/tap.sh
+(. "$lib/tap.sh" && ok a && bail_out "no server" && ok never) >"$tmp/tap.log"
+rc=0
+# shellcheck source=tests/lib/tap.sh
+(. "$lib/tap.sh" && bail_out x "why" "and how") >"$tmp/tap2.log" || rc=$?
+want_eq "bail_out's lines and status" "ok 1 - a|not ok 2 - no server|Bail out! no server" \
+	"$(paste -sd '|' "$tmp/tap.log")"
+want_eq "bail_out WHY LINE...: its lines and status" "not ok 1 - x|#   why|#   and how|Bail out! x|1" \
+	"$(paste -sd '|' "$tmp/tap2.log")|$rc"
 rm -f "$tmp/tap.log"
 got=0
 kc_tap_verdict step "$tmp/tap.log" 0 5 >"$tmp/verdict" || got=$?
 want_eq "no log: status" 1 "$got"
 want_eq "no log" "FAIL step: 0 ok, 0 not ok (5 s), no plan 1..0: it stopped before its end" "$(tail -n 1 "$tmp/verdict")"
-finish "kc_tap_verdict: PASS only for exit 0, a test passed, none failed, and the plan"
+finish "kc_tap_verdict: PASS only for exit 0, a test passed, none failed, and the plan; a bail-out"
 
 # kc_count: verdict lines counted, a sub-tier's closing line dropped, a step that fails
 # without a verdict counted as one more FAIL

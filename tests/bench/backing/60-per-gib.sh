@@ -29,7 +29,7 @@ val_sum() {
 		END { print s["/tmp/kc.raw1"] - s["/tmp/kc.raw0"] }' /tmp/kc.raw0 /tmp/kc.raw1
 }
 
-if ! insmod "$KVMCHURN_KO"; then not_ok "insmod kvmchurn.ko"; exit 0; fi
+if ! insmod "$KVMCHURN_KO"; then bail_out "insmod kvmchurn.ko"; fi
 echo "# bench clock: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource), unit $(awk -F '\t' '$1 == "unit" { print $2 }' $D/raw)"
 per_gib anon
 if [ -e /sys/kernel/mm/transparent_hugepage/enabled ]; then

@@ -12,7 +12,7 @@ LOAD="-n $N -j 8 --vcpus 2 --irqfds $IRQFDS --mem 16 --end kill"
 
 P="pairs=8 vms_live=4 vms_last=16 vms_slowest=4"
 # shellcheck disable=SC2086 # the parameters
-if ! insmod "$KVMCHURN_KO" $P; then not_ok "insmod kvmchurn.ko $P"; exit 0; fi
+if ! insmod "$KVMCHURN_KO" $P; then bail_out "insmod kvmchurn.ko $P"; fi
 ok "insmod kvmchurn.ko $P"
 is "table capacity" "$(raw_field pairs - 2)" 8
 # shellcheck disable=SC2086 # LOAD is the load's arguments, split on purpose

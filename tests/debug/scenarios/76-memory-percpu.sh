@@ -16,7 +16,7 @@
 . /kvmchurn/lib.sh
 S=/sys/kernel/debug/percpu_stats
 
-if [ ! -r $S ]; then not_ok "no $S: CONFIG_PERCPU_STATS is off"; exit 0; fi
+if [ ! -r $S ]; then bail_out "no $S: CONFIG_PERCPU_STATS is off"; fi
 # stats: "chunks allocations free-bytes" of the allocator
 stats() {
 	awk '$1 == "nr_chunks" && $2 == ":" { c = $3 } $1 == "nr_cur_alloc" && $2 == ":" { a = $3 }
@@ -29,7 +29,7 @@ while [ -z "$verdict" ] && [ $try -lt 8 ]; do
 	# shellcheck disable=SC2046 # three numbers
 	set -- $(still 60 stats)
 	c0=$1 a0=$2 f0=$3
-	if ! insmod "$KVMCHURN_KO"; then not_ok "insmod kvmchurn.ko"; exit 0; fi
+	if ! insmod "$KVMCHURN_KO"; then bail_out "insmod kvmchurn.ko"; fi
 	# shellcheck disable=SC2046
 	set -- $(still 60 stats)
 	c1=$1 allocs=$(($2 - a0)) taken=$((f0 - $3))
