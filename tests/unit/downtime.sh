@@ -20,7 +20,7 @@ top=$(cd "$here/../.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$here/lib.sh"
 unit_options "$@"
-client=${opt_client:-$top/userspace/kvmchurn}
+client=$(unit_client) || exit 2
 gen=${opt_gen:-$here/qtrace_gen}
 fuzz=${opt_fuzz:-$here/qtrace_fuzz}
 fixtures=$top/tests/fixtures/qemu-trace

@@ -125,7 +125,15 @@ for bad in "--vms 0" "--vms 10000" "--vms x" "--icount 11" "--icount -1" "--mem 
 	refused "boot.sh $bad" "^boot.sh: $1 .*: not a valid value \\(--help\\)\$" "$lib/boot.sh" "$@"
 done
 refused "an unknown kernel id" "unknown kernel id 'x86_64-2.6'" "$lib/boot.sh" x86_64-2.6
-finish "the core's entry points print --help and refuse bad input with status 2"
+for e in run downtime packaging table; do
+	refused "$e.sh without its client" "^$e.sh: the client /nonexistent is not there: run make client" \
+		"$here/$e.sh" --client /nonexistent
+	refused "$e.sh --bogus" "^$e.sh: unknown option --bogus " "$here/$e.sh" --bogus
+done
+for t in prometheus/tier.sh unit/tier.sh; do
+	refused "$t --bogus" "unknown (argument|option) --bogus" "$here/../$t" --bogus
+done
+finish "the core's entry points and the unit suites refuse bad input with status 2"
 
 # judge.awk: what a serial log says of its scenarios, counted only inside their blocks
 cat >"$tmp/serial" <<'EOF2'

@@ -49,14 +49,22 @@ unit_options() {
 	done
 }
 
+# unit_client: the client the suite runs (--client, else this tree's userspace/kvmchurn);
+# exits 2 when it is not there (a test that talks to it through a FIFO would wait for it
+# for ever).
+unit_client() {
+	local c=${opt_client:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/userspace/kvmchurn}
+	[[ -x $c && -f $c ]] || { echo "$(basename "$0"): the client $c is not there: run make client, or give --client PATH" >&2; exit 2; }
+	echo "$c"
+}
+
 # suite_setup ARG...: for a suite that needs no more: its options (unit_options), top
 # (the tree), client (--client, default this tree's userspace/kvmchurn, which must have
 # been built) and tmp, a scratch folder removed at exit.
 suite_setup() {
 	unit_options "$@"
 	top=$(cd "$here/../.." && pwd)
-	client=${opt_client:-$top/userspace/kvmchurn}
-	[[ -x $client ]] || { echo "$(basename "$0"): $client not found: run make client" >&2; return 1; }
+	client=$(unit_client) || exit 2
 	tmp=$(mktemp -d) || return 1
 	# shellcheck disable=SC2064 # tmp is fixed now
 	trap "rm -rf '$tmp'" EXIT

@@ -20,7 +20,7 @@ expected=$here/expected
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$here/lib.sh"
 unit_options "$@"
-client=${opt_client:-$here/../../userspace/kvmchurn}
+client=$(unit_client) || exit 2
 fakekvm=$opt_fakekvm
 tmp=$(mktemp -d) || exit 1
 trap 'chattr -R -i "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
