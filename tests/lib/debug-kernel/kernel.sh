@@ -67,7 +67,7 @@ build() {
 	dpkg -x "$debs/$(kc_deb_file "$KC_DEBUG_SOURCE" all "$ver")" "$tmp"
 	tar -xJf "$tmp/usr/src/$KC_DEBUG_SOURCE.tar.xz" -C "$dir/src" --strip-components=1
 	rm -rf "$tmp" "$debs"
-	kc_log "$KC_DEBUG_ID: building $KC_DEBUG_SOURCE $ver (~11 min on 2 idle cores; log: $log)"
+	kc_log "$KC_DEBUG_ID: building $KC_DEBUG_SOURCE $ver (6 to 7 min on 2 idle cores; log: $log)"
 	local mk=(env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u ARCH -u CROSS_COMPILE LC_ALL=C
 		nice make -C "$dir/src" ARCH=x86_64)
 	# RT: kernel-rt.config over the .config that allnoconfig made, then olddefconfig, which
