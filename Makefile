@@ -70,6 +70,10 @@ kunit:
 bench-floor:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/bench/floor modules
 
+# The tests' stall: a VMM's exit_mmap() held until released (tests/stall).
+stall:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/stall modules
+
 # userspace/Makefile builds it, one object a file.
 client:
 	$(MAKE) -C userspace
@@ -138,6 +142,7 @@ clean: clean-userspace
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(if $(wildcard tests/kunit),-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kunit clean)
 	$(if $(wildcard tests/bench/floor),-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/bench/floor clean)
+	$(if $(wildcard tests/stall),-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/stall clean)
 
 # Without a kernel's build folder (debian/rules clean): the client and the unit tests.
 clean-userspace:
@@ -156,7 +161,7 @@ CHECKPATCH_FLAGS := --no-tree --strict --quiet --show-types
 KC_STYLE_OWN := module/compat.h module/kvmchurn_abi.h
 style: shellcheck
 	@test -x $(CHECKPATCH) || { echo "$(CHECKPATCH) not found: pass CHECKPATCH=/path/to/linux/scripts/checkpatch.pl" >&2; exit 2; }
-	$(CHECKPATCH) $(CHECKPATCH_FLAGS) -f $(filter-out $(KC_STYLE_OWN),$(filter-out %.mod.c,$(wildcard module/*.[ch] tests/kunit/*.[ch] tests/bench/floor/*.[ch])))
+	$(CHECKPATCH) $(CHECKPATCH_FLAGS) -f $(filter-out $(KC_STYLE_OWN),$(filter-out %.mod.c,$(wildcard module/*.[ch] tests/kunit/*.[ch] tests/bench/floor/*.[ch] tests/stall/*.[ch])))
 	$(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f module/compat.h
 	$(CHECKPATCH) $(CHECKPATCH_FLAGS) --ignore COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON -f module/kvmchurn_abi.h
 
@@ -251,5 +256,5 @@ check-debug-rt:
 
 .PHONY: all module client version cflags products install install-client uninstall clean \
 	clean-userspace style shellcheck check \
-	check-quick check-full check-unit check-prometheus check-build check-vm check-debug check-debug-rt check-dkms check-qemu kunit bench-floor \
+	check-quick check-full check-unit check-prometheus check-build check-vm check-debug check-debug-rt check-dkms check-qemu kunit bench-floor stall \
 	dkms-source dkms-install dkms-remove compatibility demo bench bench-profile bench-count bench-backing

@@ -3,7 +3,7 @@
 # the guest's programs, in a per-kernel copy of the tree, with the kernel's compiler.
 
 # What of the source tree a module or client build needs (copied, never built in place).
-KC_TREE_ITEMS="Kbuild Makefile build.mk dkms.conf module userspace tests/kunit tests/bench/floor"
+KC_TREE_ITEMS="Kbuild Makefile build.mk dkms.conf module userspace tests/kunit tests/bench/floor tests/stall"
 
 # kc_load_env ID: source the env file that fetch.sh left; fails if there is none. Its
 # paths name the cache folder it was written in; a cache moved or copied elsewhere (a
@@ -80,7 +80,7 @@ kc_build() {
 	fi
 	local args=(-j"$(nproc)" "$target") kmod=0
 	# the targets that build kernel modules (Makefile): against the kernel's headers
-	case $target in module | kunit | bench-floor) kmod=1 ;; esac
+	case $target in module | kunit | bench-floor | stall) kmod=1 ;; esac
 	if ((kmod)); then
 		args+=(KDIR="$KC_KDIR")
 		if [[ -n $KC_CC ]]; then args+=(CC="$KC_CC"); fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# compile.sh [ID...]: the build tier's test, and the debug tier's build step. Builds kvmchurn.ko, and make bench's floor module
-# (tests/bench/floor), against each kernel of the matrix (fetched by tests/lib/fetch.sh)
+# compile.sh [ID...]: the build tier's test, and the debug tier's build step. Builds kvmchurn.ko, make bench's floor module
+# (tests/bench/floor) and the tests' stall module (tests/stall), against each kernel of the matrix (fetched by tests/lib/fetch.sh)
 # with W=1 C=1 (arm64 with the cross compiler, 7.x in the trixie chroot) and fails a
 # kernel on any compiler, sparse or modpost warning or error.
 # Ids: arguments, else $KERNELS, else all. Build logs: $KVMCHURN_CACHE/logs/<id>-build.log.
@@ -47,10 +47,12 @@ kc_build_one() {
 	mkdir -p "$KVMCHURN_CACHE/logs"
 	log=$KVMCHURN_CACHE/logs/$id-build.log
 	t0=$SECONDS
-	local what="no warnings, sparse run (module and bench floor)"
+	local what="no warnings, sparse run (module, bench floor, stall)"
 	if ! why=$(kc_build_target "$id" module kvmchurn.ko module "$log"); then
 		:
 	elif ! why=$(kc_build_target "$id" bench-floor tests/bench/floor/kvmchurn_floor.ko tests/bench/floor "$log.floor"); then
+		:
+	elif ! why=$(kc_build_target "$id" stall tests/stall/kvmchurn_stall.ko tests/stall "$log.stall"); then
 		:
 	elif kc_is_debug "$id"; then
 		# the debug kernel has KUnit: its suites must build as cleanly
