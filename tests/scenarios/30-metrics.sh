@@ -339,7 +339,7 @@ is "raw version" "$(head -n 1 "$D/raw")" "kvmchurn-raw 1"
 metrics=$(kvmchurn show --list | cut -f1 | tr '\n' ' ')
 is "kvmchurn show --list is the module's metrics, in order" "$metrics" \
 	"$(awk -F '\t' '$1 == "hist" { printf "%s ", $2 }' "$D/raw")"
-unit=$(awk -F '\t' '$1 == "unit" { print $2 }' "$D/raw")
+unit=$(raw_field unit - 2)
 for m in $metrics; do
 	st=$(state $m)
 	if [ "$st" = missing ]; then

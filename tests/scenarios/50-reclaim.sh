@@ -23,10 +23,6 @@ CG=$CGROOT/kvmchurn-reclaim
 FC=/tmp/kcbin/firecracker
 RD=/dev/ram0
 
-hist() { # hist METRIC [RAW]: its count
-	awk -F '\t' -v m="$1" '$1 == "hist" && $2 == m { print $3 }' "${2:-$D/raw}"
-}
-delta() { echo $(($(hist "$1" /tmp/kc.raw1) - $(hist "$1" /tmp/kc.raw0))); }
 events() { # events on|off: the vmscan reclaim-begin events, for firecracker only
 	for e in mm_vmscan_memcg_reclaim_begin mm_vmscan_direct_reclaim_begin; do
 		if [ "$1" = on ]; then
@@ -49,6 +45,7 @@ traced() {
 	"$FC" "$@"
 	rc=$?
 	cp "$D/raw" /tmp/kc.raw1
+	deltas /tmp/kc.raw0 /tmp/kc.raw1 >"$KC_DELTA"
 	is "$name: the helper stalled in reclaim (exit status)" "$rc" 0
 }
 
@@ -77,8 +74,8 @@ for lim in high max; do
 	traced "memory.$lim" memcg $CG $lim $RD
 	truth=$(tcount mm_vmscan_memcg_reclaim_begin)
 	check "memory.$lim: the firecracker helper reclaimed in its cgroup (tracefs: $truth)" [ "$truth" -gt 0 ]
-	is "memory.$lim: reclaim_memcg equals the kernel's count" "$(delta reclaim_memcg)" "$truth"
-	is "memory.$lim: reclaim_direct" "$(delta reclaim_direct)" "$(tcount mm_vmscan_direct_reclaim_begin)"
+	is "memory.$lim: reclaim_memcg equals the kernel's count" "$(delta hist reclaim_memcg)" "$truth"
+	is "memory.$lim: reclaim_direct" "$(delta hist reclaim_direct)" "$(tcount mm_vmscan_direct_reclaim_begin)"
 	is "memory.$lim: cgroup OOM kills" "$(cgstat oom_kill events)" 0
 done
 echo $$ >$CGROOT/cgroup.procs
@@ -93,8 +90,8 @@ is "direct: min_free_kbytes put back" "$(cat /proc/sys/vm/min_free_kbytes)" "$ol
 echo "$old" >/proc/sys/vm/min_free_kbytes # had the helper died before it could
 truth=$(tcount mm_vmscan_direct_reclaim_begin)
 check "direct: the firecracker helper reclaimed directly (tracefs: $truth)" [ "$truth" -gt 0 ]
-is "direct: reclaim_direct equals the kernel's count" "$(delta reclaim_direct)" "$truth"
-is "direct: reclaim_memcg" "$(delta reclaim_memcg)" "$(tcount mm_vmscan_memcg_reclaim_begin)"
+is "direct: reclaim_direct equals the kernel's count" "$(delta hist reclaim_direct)" "$truth"
+is "direct: reclaim_memcg" "$(delta hist reclaim_memcg)" "$(tcount mm_vmscan_memcg_reclaim_begin)"
 events off
 
 no_misses "kretprobe misses"

@@ -199,7 +199,7 @@ if insmod "$KVMCHURN_KO" unit=ns filter=other pairs=64 maxactive=64 enable=0; th
 	is "enabled: counter:sigkill" "$(delta counter sigkill)" $((4 * $(per_vm sigkill)))
 	check "unit=ns: all names its maps @ns_" grep -q '^@ns_exit_mmap: $' $D/all
 	# exit_mmap of a 16 MiB VM takes more than a microsecond
-	mx=$(awk -F '\t' '$1 == "hist" && $2 == "exit_mmap" { print $5 }' $D/raw)
+	mx=$(raw_field hist exit_mmap 5)
 	check "unit=ns: exit_mmap's max $mx is in ns (>= 1000)" [ "${mx:-0}" -ge 1000 ]
 	grep '^exit_mmap ' $D/summary | sed 's/^/# /'
 	check "rmmod kvmchurn" rmmod kvmchurn

@@ -30,7 +30,7 @@ val_sum() {
 }
 
 if ! insmod "$KVMCHURN_KO"; then bail_out "insmod kvmchurn.ko"; fi
-echo "# bench clock: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource), unit $(awk -F '\t' '$1 == "unit" { print $2 }' $D/raw)"
+echo "# bench clock: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource), unit $(raw_field unit - 2)"
 per_gib anon
 if [ -e /sys/kernel/mm/transparent_hugepage/enabled ]; then
 	per_gib thp
