@@ -98,6 +98,7 @@ kc_build_guest() {
 	kc_build_for "$id" 50-bench.sh bench-floor tests/bench/floor/kvmchurn_floor.ko "$blog.floor" "the bench's floor module" || return
 	kc_build_for "$id" 60-profile.sh bench-floor tests/bench/floor/kvmchurn_floor.ko "$blog.floor" "the bench's floor module" || return
 	kc_build_for "$id" 60-count.sh bench-floor tests/bench/floor/kvmchurn_floor.ko "$blog.floor" "the bench's floor module" || return
+	kc_build_for "$id" 57-stall.sh stall tests/stall/kvmchurn_stall.ko "$blog.stall" "the stall module" || return
 }
 
 # kc_initramfs ID BUILD_DIR OUT [VMM]: the guest's root filesystem as a gzipped newc
@@ -120,6 +121,7 @@ kc_initramfs() {
 	kc_scenarios "$id" | xargs cp -t "$st/scenarios/"
 	[[ ! -f $build/tests/kunit/kvmchurn_test.ko ]] || cp "$build/tests/kunit/kvmchurn_test.ko" "$st/kvmchurn/"
 	[[ ! -f $build/tests/bench/floor/kvmchurn_floor.ko ]] || cp "$build/tests/bench/floor/kvmchurn_floor.ko" "$st/kvmchurn/"
+	[[ ! -f $build/tests/stall/kvmchurn_stall.ko ]] || cp "$build/tests/stall/kvmchurn_stall.ko" "$st/kvmchurn/"
 	[[ -z $KC_OPT_GUEST_DIR ]] || cp -r "$KC_OPT_GUEST_DIR"/. "$st/kvmchurn/"
 	chmod 755 "$st/init" "$st/kvmchurn/bin/kvmchurn-put"
 	printf 'KVMCHURN_KERNEL=%s\nKVMCHURN_ARCH=%s\nKVMCHURN_HOST_MODULES="%s"\nKVMCHURN_METRICS_VMS=%s\n' \
