@@ -65,8 +65,9 @@ release() {
 }
 
 main() {
-	local ids=() rel_ids=() id rel rels passed=0 failed=0 vm_ids=() debs=0
-	for id in $(kc_ids "$@"); do
+	local list ids=() rel_ids=() id rel rels passed=0 failed=0 vm_ids=() debs=0
+	list=$(kc_ids "$@") # an assignment, not a for's word list: a bad id must stop the run
+	for id in $list; do
 		case " $KC_DKMS_IDS " in
 		*" $id "*)
 			# the full run's only, unless asked for by name

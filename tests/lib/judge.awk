@@ -25,7 +25,7 @@ index($0, "@@KVMCHURN DONE") { done = 1; next }
 cur != "" && /^ok( |$)/ { ok++; sok[cur]++ }
 cur != "" && /^not ok( |$)/ { nok++; snok[cur]++; print "notok " cur ": " $0 }
 cur != "" && /^# KUnit: / { print "kunit " substr($0, 3) }
-cur != "" && /^Bail out!/ { bail[cur] = bail[cur] ? bail[cur] : substr($0, 11) }
+cur != "" && /^Bail out!/ && !(cur in bail) { bail[cur] = substr($0, 11) }
 END {
 	n = split(names, w, " ")
 	for (i = 1; i <= n; i++)

@@ -130,6 +130,7 @@ for e in run downtime packaging table; do
 		"$here/$e.sh" --client /nonexistent
 	refused "$e.sh --bogus" "^$e.sh: unknown option --bogus " "$here/$e.sh" --bogus
 done
+refused "dkms/tier.sh of an unknown kernel id" "unknown kernel id 'x86_64-2.6'" "$here/../dkms/tier.sh" x86_64-2.6
 for t in prometheus/tier.sh unit/tier.sh; do
 	refused "$t --bogus" "unknown (argument|option) --bogus" "$here/../$t" --bogus
 done
