@@ -80,6 +80,18 @@ zeros=''
 for p in $held $free; do zeros="$zeros 0"; done
 is "the VMMs' exit statuses" "${rcs# }" "${zeros# }"
 is "nothing waits after the release" "$(cat $S/waiting)" 0
+
+# its table's bound: 64 holds a load, the 65th refused (a process alive meanwhile,
+# held over and over; released before it ends)
+sleep 3600 &
+sl=$!
+n=$N
+while [ $n -lt 64 ] && echo $sl >$S/hold; do n=$((n + 1)); done
+is "holds taken up to the bound" $n 64
+refused hold $sl "past 64"
+check "release" sh -c "echo 1 >$S/release"
+kill "$sl"
+wait "$sl"
 check "rmmod kvmchurn_stall" rmmod kvmchurn_stall
 rm -rf $W
 tap_done
