@@ -308,6 +308,26 @@ static inline unsigned long kc_fprobe_missed(const struct kc_fprobe *f)
  */
 #define KC_STAGE2_SPLIT (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0))
 
+/*
+ * Another task's kernel stack, for a stall's report: stack_trace_save_tsk()
+ * is exported to modules from 6.7 (for bcachefs). Before, -EOPNOTSUPP, and
+ * the report names /proc/<pid>/stack, which has it.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0) && IS_ENABLED(CONFIG_STACKTRACE)
+#include <linux/stacktrace.h>
+static inline int kc_task_stack(struct task_struct *t, unsigned long *store,
+				unsigned int size)
+{
+	return stack_trace_save_tsk(t, store, size, 0);
+}
+#else
+static inline int kc_task_stack(struct task_struct *t, unsigned long *store,
+				unsigned int size)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
 /* Fails the build if @probe does not have the type that @event expects. */
 #define KC_TP_TYPECHECK(event, probe)					\
 	static_assert(__builtin_types_compatible_p(			\

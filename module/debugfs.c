@@ -61,13 +61,13 @@ KC_VIEW(checks);
 KC_VIEW(raw);
 KC_VIEW(memory);
 
-/* vms: its records are copied into a buffer of their own (render.c). */
-static int kc_vms_file_show(struct seq_file *m, void *unused)
+/* vms: its records are copied into buffers of their own (render.c). */
+static int kc_show_vms_file(struct seq_file *m, struct kc_read *rd)
 {
-	return kc_show_vms(m);
+	return kc_show_vms(m, rd);
 }
 
-DEFINE_SHOW_ATTRIBUTE(kc_vms_file);
+KC_VIEW(vms_file);
 
 /* hist/<metric>: the metric is the file's private data. */
 static int kc_show_hist_file(struct seq_file *m, struct kc_read *rd)

@@ -68,6 +68,7 @@ static __always_inline bool kc_want_exit_mmap(struct kc_kret *k,
 {
 	if (!(current->flags & PF_EXITING) || !kc_traced_exiting())
 		return false;
+	kc_live(d, KC_M_EXIT_MMAP);
 	kc_vm_td_interval(KC_VM_BY_TGID, current->tgid,
 			  KC_TD_PART(KC_M_TD_EXIT_MMAP), true, kc_now_unit());
 	return true;
@@ -99,6 +100,7 @@ static __always_inline bool kc_want_exit_files(struct kc_kret *k,
 		return false;
 	files = current->files;
 	d->timed = files && atomic_read(&files->count) == 1;
+	kc_live(d, KC_M_EXIT_FILES);
 	kc_vm_td_interval(KC_VM_BY_TGID, current->tgid,
 			  KC_TD_PART(KC_M_TD_EXIT_FILES), true, kc_now_unit());
 	return true;

@@ -73,7 +73,10 @@ static void kc_st_leave(struct kc_kret_data *d, bool ready)
 static bool kc_want_traced(struct kc_kret *k, struct kc_kret_data *d,
 			   struct pt_regs *regs)
 {
-	return kc_traced();
+	if (!kc_traced())
+		return false;
+	kc_live(d, k->metric);
+	return true;
 }
 
 /* The default, for a function whose first argument is the struct kvm *. */
@@ -83,6 +86,7 @@ static bool kc_want_traced_kvm(struct kc_kret *k, struct kc_kret_data *d,
 	if (!kc_traced())
 		return false;
 	kc_for_vm(d, (void *)regs_get_kernel_argument(regs, 0));
+	kc_live(d, k->metric);
 	return true;
 }
 
@@ -90,8 +94,12 @@ static bool kc_want_traced_kvm(struct kc_kret *k, struct kc_kret_data *d,
 static bool kc_want_create_vm(struct kc_kret *k, struct kc_kret_data *d,
 			      struct pt_regs *regs)
 {
-	return regs_get_kernel_argument(regs, 1) == KVM_CREATE_VM &&
-	       kc_traced();
+	if (regs_get_kernel_argument(regs, 1) != KVM_CREATE_VM || !kc_traced())
+		return false;
+	/* the VM it makes; in flight from its record's beginning (vms.c) */
+	d->vm = current->tgid;
+	d->vm_by = KC_VM_BY_CREATING;
+	return true;
 }
 
 /*
@@ -157,6 +165,7 @@ static bool kc_want_vm_release(struct kc_kret *k, struct kc_kret_data *d,
 	d->arg = (unsigned long)filp->private_data;
 	d->timed = kc_traced();
 	kc_for_vm(d, filp->private_data);
+	kc_live(d, KC_M_KVM_VM_RELEASE);
 	kc_vm_releasing(d->arg, KC_VM_REL_VM, true);
 	part = kc_vm_td_interval(KC_VM_BY_KVM, d->arg,
 				 KC_TD_PART(KC_M_TD_RELEASE), true,
@@ -188,6 +197,7 @@ static bool kc_want_destroy_vm(struct kc_kret *k, struct kc_kret_data *d,
 	d->arg = kc_vm_destroying(kvm, true, kc_now_unit());
 	d->timed = kc_traced();
 	kc_for_vm(d, (void *)kvm);
+	kc_live(d, KC_M_KVM_DESTROY_VM);
 	return d->timed || d->arg;
 }
 
@@ -237,6 +247,7 @@ static bool kc_want_register(struct kc_kret *k, struct kc_kret_data *d,
 	if (!kc_traced())
 		return false;
 	kc_for_vm(d, kc_consumer_kvm(regs));
+	kc_live(d, KC_M_IRQBYPASS_REGISTER);
 	return true;
 }
 
@@ -261,6 +272,7 @@ static bool kc_want_unregister(struct kc_kret *k, struct kc_kret_data *d,
 		return false;
 	kvm = kc_consumer_kvm(regs);
 	kc_for_vm(d, kvm);
+	kc_live(d, KC_M_IRQBYPASS_UNREGISTER);
 	/* the mark is looked up only when the filter does not answer */
 	return kc_filter_all() ||
 	       kc_pair_get(KC_PAIR_VM, (unsigned long)kvm, KC_PAIR_PEEK, NULL);
@@ -287,6 +299,7 @@ static bool kc_want_vm_ioctl(struct kc_kret *k, struct kc_kret_data *d,
 
 	d->timed = vcpu && kc_traced();
 	kc_for_vm(d, filp->private_data);
+	kc_live(d, vcpu ? KC_M_VCPU_CREATE : KC_M_ST_IOCTLS);
 	part = kc_st_enter(d, filp->private_data,
 			   KC_ST_PART(vcpu ? KC_M_ST_VCPUS : KC_M_ST_IOCTLS));
 	return d->timed || part;
@@ -330,12 +343,14 @@ static bool kc_want_first_run(struct kc_kret *k, struct kc_kret_data *d,
 		if (!kc_vcpu_never_ran(vcpu) || !kc_traced())
 			return false;
 		kc_for_vm(d, vcpu->kvm);
+		kc_live(d, KC_M_FIRST_RUN_SETUP);
 		/* the start-up's part is the ready probe's, on this function */
 		return true;
 	}
 	if (!kc_nx_once_pending((struct kvm *)arg) || !kc_traced())
 		return false;
 	kc_for_vm(d, (void *)arg);
+	kc_live(d, KC_M_FIRST_RUN_SETUP);
 	d->arg = arg;
 	d->timed = kc_pair_add(KC_PAIR_FIRST_RUN, arg, kc_now(),
 			       false) == KC_PAIR_ADDED;
@@ -500,6 +515,7 @@ static bool kc_want_mn_unregister(struct kc_kret *k,
 	if (!kc_traced())
 		return false;
 	kc_for_vm(d, container_of(mn, struct kvm, mmu_notifier));
+	kc_live(d, KC_M_MMU_NOTIFIER_UNREGISTER);
 	return true;
 }
 

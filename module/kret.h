@@ -31,6 +31,7 @@ struct kc_kret_data {
 	u64 ran, waited;
 	u32 slept;
 	u8 vm_by;		/* enum kc_vm_by */
+	u8 live;		/* 1 + the metric it is in flight as; 0: none */
 	bool timed;
 	u8 st_part;		/* 1 + its start-up part; 0: none (kc_st_enter()) */
 };
@@ -97,6 +98,15 @@ struct kc_kret {
 /* One a row of KC_KRETPROBES (probes.c). */
 extern struct kc_kret kc_krets[KC_NR_KRETPROBES];
 
+/*
+ * The call is in flight as stage @m of its VM (KC_VM_BY_KVM or _TGID),
+ * from its entry to its return, in the live view (vms.c).
+ */
+static inline void kc_live(struct kc_kret_data *d, enum kc_metric m)
+{
+	d->live = m + 1;
+}
+
 /* This call's time goes to the record of the VM @kvm. */
 static inline void kc_for_vm(struct kc_kret_data *d, const void *kvm)
 {
@@ -107,7 +117,9 @@ static inline void kc_for_vm(struct kc_kret_data *d, const void *kvm)
 /*
  * A call's entry: counted, then @want decides whether it is timed (0) or let
  * go (1). Inlined into each entry handler, so that a constant @want is a
- * direct call. d->vm is read only where a hook set it. The hit is a plain
+ * direct call. d->vm is read only where a hook set it; by default the
+ * calling process's VMs, whose tgid is known here. A call the hook put in
+ * flight (kc_live()) enters its VM's. The hit is a plain
  * per-CPU add: every entry runs with preemption off (exit.h says why that
  * is enough).
  */
@@ -117,9 +129,14 @@ static __always_inline int kc_kret_enter(struct kc_kret *k,
 {
 	__this_cpu_inc(*k->hits);
 	d->vm_by = KC_VM_BY_TGID;
+	d->live = 0;
 	if (!want(k, d, regs))
 		return 1;
 	d->start = kc_now();
+	if (d->vm_by == KC_VM_BY_TGID)
+		d->vm = current->tgid;
+	if (d->live)
+		kc_vm_fly(d->vm_by, d->vm, d->live - 1, d->start, true);
 	return 0;
 }
 

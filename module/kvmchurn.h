@@ -18,7 +18,7 @@
 
 #include "compat.h"
 
-#include "kvmchurn_rules.h"
+#include "kvmchurn_live.h"
 
 /*
  * What the module holds while loaded, as each part reports it (the `memory`
@@ -118,6 +118,8 @@ struct kc_part {
 	u64 first[KC_PART_MAX];	/* 1 + its first instant's offset; 0: none */
 	u64 mark[KC_PART_MAX];	/* sum[] at the mark */
 	u16 open[KC_PART_MAX];	/* open intervals of each interval stage */
+	u64 held_since;		/* when the stage holding the instant began to */
+	u8 holder;
 	u8 nr_active;
 	u8 idle;
 	u8 flags;
@@ -134,6 +136,7 @@ u64 kc_part_move(struct kc_part *p, unsigned int from, unsigned int to,
 		 u64 amount);
 void kc_part_end(struct kc_part *p, u64 t);
 u64 kc_part_window(const struct kc_part *p);
+unsigned int kc_part_holding(const struct kc_part *p, u64 *since);
 
 /*
  * vmm_time.c: what a VMM's threads did, from the scheduler's accounting.
@@ -313,6 +316,16 @@ void kc_vm_stage_creator(pid_t pid, enum kc_metric m, u64 value);
 void kc_vm_destroyed(u64 kvm);
 
 /*
+ * The live view: a timed call enters and leaves its VM's flight (the
+ * probes, for the calls they time), and readers take what each live VM is
+ * in (kvmchurn_live.h). stall_ms= is read by the readers alone.
+ */
+extern unsigned int kc_stall_ms;
+void kc_vm_fly(enum kc_vm_by by, u64 id, unsigned int m, u64 since,
+	       bool enter);
+unsigned int kc_vms_live_snapshot(struct kc_live *out, unsigned int max);
+
+/*
  * A process's teardown, partitioned into KC_TEARDOWN_PARTS (partition.c):
  * its events in the order an exit takes them, and its parts' intervals, by
  * process or by VM. Times are kc_now()'s, in the module's unit; @waited is
@@ -444,15 +457,21 @@ void kc_tracepoints_reset(void);
  * once, into a struct kc_read of its own (debugfs.c allocates it: too big
  * for the stack); a show function returns 0 or -ENOMEM.
  */
+struct seq_file;
 struct kc_read {
 	struct kc_hist_snap snap;
 	struct kc_probe_status probes[KC_NR_PROBES];
 	struct kc_map maps[KC_NR_MAPS];
 	struct kc_check checks[KC_NR_CHECKS];
 	u32 accounted[KC_PERMILLE + 1];	/* kc_vms_accounted(), one window's */
+	/* the live view's: its VMs (vms_live= of them), stalls and a stack */
+	struct seq_file *m;
+	struct kc_live *live;
+	struct kc_stall_group stalls[KC_STALL_GROUPS];
+	struct kc_live_stack stack;
+	unsigned long entries[KC_STACK_DEPTH];
 };
 
-struct seq_file;
 int kc_show_hist(struct seq_file *m, enum kc_metric metric,
 		 struct kc_read *rd);
 int kc_show_all(struct seq_file *m, struct kc_read *rd);
@@ -462,7 +481,7 @@ int kc_show_probes(struct seq_file *m, struct kc_read *rd);
 int kc_show_checks(struct seq_file *m, struct kc_read *rd);
 int kc_show_raw(struct seq_file *m, struct kc_read *rd);
 int kc_show_memory(struct seq_file *m, struct kc_read *rd);
-int kc_show_vms(struct seq_file *m);
+int kc_show_vms(struct seq_file *m, struct kc_read *rd);
 
 /* debugfs.c: the files under /sys/kernel/debug/kvmchurn. */
 int kc_debugfs_init(void);

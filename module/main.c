@@ -210,6 +210,33 @@ MODULE_PARM_DESC(vms_live,
 		 __stringify(KC_VMS_MIN) " to " __stringify(KC_VMS_MAX)
 		 " (default: 1024); beyond, the oldest is evicted");
 
+static int kc_param_stall_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (kc_params != KC_PARAMS_LIVE)
+		return kc_param_range(val, kp, KC_STALL_MS_MIN, KC_STALL_MS_MAX);
+	/* at run time, refused as a control is: without a line in the log */
+	if (kstrtouint(val, 0, &v) || v < KC_STALL_MS_MIN ||
+	    v > KC_STALL_MS_MAX)
+		return -EINVAL;
+	WRITE_ONCE(kc_stall_ms, v);
+	return 0;
+}
+
+static const struct kernel_param_ops kc_param_stall_ops = {
+	.set = kc_param_stall_set,
+	.get = param_get_uint,
+};
+
+/* Read by the readers alone: a write takes effect at the next read. */
+module_param_cb(stall_ms, &kc_param_stall_ops, &kc_stall_ms, 0644);
+MODULE_PARM_DESC(stall_ms,
+		 "A stage in flight this long is a stall (checks warns), "
+		 __stringify(KC_STALL_MS_MIN) " to " __stringify(KC_STALL_MS_MAX)
+		 " ms (default: " __stringify(KC_STALL_MS_DEFAULT)
+		 "); writable at run time");
+
 static int kc_param_enable_set(const char *val, const struct kernel_param *kp)
 {
 	char buf[KC_WRITE_MAX];

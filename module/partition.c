@@ -41,6 +41,20 @@ static void kc_part_to(struct kc_part *p, u64 t)
 	p->last = t;
 }
 
+/*
+ * After an event at @t: the stage that holds the instant now, and since
+ * when, if another did before (the live view's "in this stage since").
+ */
+static void kc_part_note(struct kc_part *p, u64 t)
+{
+	unsigned int s = kc_part_holder(p);
+
+	if (s == p->holder)
+		return;
+	p->holder = s;
+	p->held_since = t;
+}
+
 /* A partition of @nr_active interval stages, which idle time is @idle's. */
 void kc_part_init(struct kc_part *p, unsigned int nr_active, unsigned int idle)
 {
@@ -57,6 +71,8 @@ void kc_part_begin(struct kc_part *p, u64 t)
 	p->start = t;
 	p->last = t;
 	p->flags |= KC_PART_OPEN;
+	p->holder = kc_part_holder(p);
+	p->held_since = t;
 }
 
 /* An interval of @stage opens at @t. */
@@ -66,6 +82,7 @@ void kc_part_open(struct kc_part *p, u64 t, unsigned int stage)
 		return;
 	kc_part_to(p, t);
 	p->open[stage]++;
+	kc_part_note(p, t);
 }
 
 /* An interval of @stage closes at @t: one that was seen to open. */
@@ -75,6 +92,7 @@ void kc_part_close(struct kc_part *p, u64 t, unsigned int stage)
 		return;
 	kc_part_to(p, t);
 	p->open[stage]--;
+	kc_part_note(p, t);
 }
 
 /* From @t on, the time no interval holds is @idle's. */
@@ -84,6 +102,7 @@ void kc_part_idle(struct kc_part *p, u64 t, unsigned int idle)
 		return;
 	kc_part_to(p, t);
 	p->idle = idle;
+	kc_part_note(p, t);
 }
 
 /* The parts so far are kept apart, as the share of the window before @t. */
@@ -119,6 +138,18 @@ void kc_part_end(struct kc_part *p, u64 t)
 		return;
 	kc_part_to(p, t);
 	p->flags = (p->flags & ~KC_PART_OPEN) | KC_PART_ENDED;
+}
+
+/*
+ * The stage that holds the instant of an open window, and in *@since when
+ * it began to; KC_PART_MAX when the window is not open.
+ */
+unsigned int kc_part_holding(const struct kc_part *p, u64 *since)
+{
+	if (!(p->flags & KC_PART_OPEN))
+		return KC_PART_MAX;
+	*since = p->held_since;
+	return p->holder;
 }
 
 /* The window's length: what its parts sum to. */

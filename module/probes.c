@@ -76,11 +76,10 @@ static void kc_kret_finish(struct kc_kret *k, struct kc_kret_data *d,
 {
 	u64 value = kc_to_unit(kc_since(d->start));
 
+	if (d->live)
+		kc_vm_fly(d->vm_by, d->vm, d->live - 1, d->start, false);
 	if (k->ops.done && !k->ops.done(k, d, regs, value))
 		return;
-	/* By default, the calling process's VMs: its tgid, known here. */
-	if (d->vm_by == KC_VM_BY_TGID)
-		d->vm = current->tgid;
 	kc_record(k->metric, value, d->vm_by, d->vm);
 }
 

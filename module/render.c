@@ -9,6 +9,10 @@
 #include <linux/cpumask.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
@@ -168,6 +172,119 @@ int kc_show_memory(struct seq_file *m, struct kc_read *rd)
 	return 0;
 }
 
+/* Nanoseconds in the module's unit. */
+static u64 kc_unit_nsec(void)
+{
+	return kc_unit_ns ? 1 : NSEC_PER_USEC;
+}
+
+/* A line of the stalls' text: under a verdict's, indented as its text. */
+static void kc_seq_verdict(void *ctx, unsigned int verdict, const char *text)
+{
+	seq_printf(ctx, "%-4s %s\n",
+		   verdict < KC_LINE_UNDER ? kc_verdict_name(verdict) : "",
+		   text);
+}
+
+/*
+ * The live VMs, now, into rd->live (allocated here: vms_live= of them;
+ * kc_live_free() frees it); their count, or -ENOMEM. A VM waiting for its
+ * parent's reap is shown with the parent, whose wait is what it waits for.
+ */
+static int kc_live_take(struct kc_read *rd)
+{
+	struct kc_vms_params p;
+	unsigned int i, n;
+
+	kc_vms_params(&p);
+	rd->live = kvmalloc_array(p.live, sizeof(*rd->live), GFP_KERNEL);
+	if (!rd->live)
+		return -ENOMEM;
+	n = kc_vms_live_snapshot(rd->live, p.live);
+	for (i = 0; i < n; i++) {
+		struct kc_live *v = &rd->live[i];
+		struct task_struct *t;
+
+		if (v->depth != 1 || v->stage[0] != KC_M_REAP_WAIT)
+			continue;
+		rcu_read_lock();
+		t = pid_task(find_pid_ns(v->tgid, &init_pid_ns), PIDTYPE_PID);
+		if (t)
+			v->task = rcu_dereference(t->real_parent)->tgid;
+		rcu_read_unlock();
+	}
+	return n;
+}
+
+static void kc_live_free(struct kc_read *rd)
+{
+	kvfree(rd->live);
+	rd->live = NULL;
+}
+
+/*
+ * The stack of live VM @v's task, taken now, in the reader's context:
+ * what the task is blocked in while it stalls.
+ */
+static const struct kc_live_stack *kc_live_stack(void *ctx,
+						 const struct kc_live *v)
+{
+	struct kc_read *rd = ctx;
+	struct kc_live_stack *st = &rd->stack;
+	struct task_struct *t;
+	int i, n;
+
+	st->nr = 0;
+	st->source = KC_STACK_NONE;
+	rcu_read_lock();
+	t = pid_task(find_pid_ns(v->task, &init_pid_ns), PIDTYPE_PID);
+	if (t)
+		get_task_struct(t);
+	rcu_read_unlock();
+	if (!t)
+		return st;
+	n = kc_task_stack(t, rd->entries, KC_STACK_DEPTH);
+	put_task_struct(t);
+	if (n == -EOPNOTSUPP)
+		st->source = KC_STACK_PROC;
+	if (n <= 0)
+		return st;
+	st->source = KC_STACK_KERNEL;
+	/* %pB, as /proc/<pid>/stack prints a return address */
+	for (i = 0; i < n; i++)
+		snprintf(st->frame[i], KC_FRAME_LEN, "%pB",
+			 (void *)rd->entries[i]);
+	st->nr = n;
+	return st;
+}
+
+static void kc_live_emit(void *ctx, unsigned int verdict, const char *text)
+{
+	kc_seq_verdict(((struct kc_read *)ctx)->m, verdict, text);
+}
+
+/* The stalls, after the seed's checks: kvmchurn_live.h's lines. */
+static int kc_show_stalls(struct seq_file *m, struct kc_read *rd)
+{
+	const struct kc_stall_out out = {
+		.emit = kc_live_emit, .stack = kc_live_stack, .ctx = rd,
+	};
+	u64 ms = READ_ONCE(kc_stall_ms);
+	unsigned int ng;
+	int n;
+
+	n = kc_live_take(rd);
+	if (n < 0)
+		return n;
+	rd->m = m;
+	ng = kc_stall_groups(rd->live, n,
+			     kc_stall_age(ms, kc_unit_nsec()), rd->stalls);
+	kc_stalls_render(rd->live, n, rd->stalls, ng, ms, kc_unit_nsec(),
+			 &out);
+	kc_live_free(rd);
+	return 0;
+}
+
 /* The seed script's END checks, with the numbers behind each verdict. */
 int kc_show_checks(struct seq_file *m, struct kc_read *rd)
 {
@@ -198,7 +315,7 @@ int kc_show_checks(struct seq_file *m, struct kc_read *rd)
 		seq_printf(m, "%-4s %s: %s\n",
 			   kc_verdict_name(rd->checks[i].verdict),
 			   rd->checks[i].name, rd->checks[i].text);
-	return 0;
+	return kc_show_stalls(m, rd);
 }
 
 static void kc_raw_hist(struct seq_file *m, unsigned int metric,
@@ -330,7 +447,58 @@ static void kc_show_vm(struct seq_file *m, const char *list,
 		kc_show_vm_td(m, vm);
 }
 
-int kc_show_vms(struct seq_file *m)
+/* A CLOCK_REALTIME time as the vms file gives it. */
+static void kc_show_real(struct seq_file *m, u64 ns)
+{
+	u32 nsec;
+	u64 sec = div_u64_rem(ns, NSEC_PER_SEC, &nsec);
+
+	seq_printf(m, "\t%llu.%09u", sec, nsec);
+}
+
+/* A live VM's record, and after a stalled one's, its task's stack. */
+static void kc_show_live(struct seq_file *m, struct kc_read *rd,
+			 const struct kc_live *v, u64 stall)
+{
+	const struct kc_live_stack *st;
+	char stage[KC_LIVE_LINE];
+	unsigned int i;
+
+	kc_live_stage_text(stage, sizeof(stage), v, KC_VMS_STAGE_SEP);
+	seq_printf(m, KC_VMS_LIVE "\t%d\t%s", v->tgid, v->comm);
+	kc_show_real(m, v->created);
+	seq_printf(m, "\t%s\t%s\t%d", kc_live_window_name(v->window), stage,
+		   v->task);
+	if (v->depth)
+		kc_show_real(m, v->since);
+	else
+		seq_puts(m, "\t" KC_VMS_ABSENT);
+	seq_printf(m, "\t%llu\n", v->age);
+	if (!kc_live_stalled(v, stall))
+		return;
+	st = kc_live_stack(rd, v);
+	seq_printf(m, KC_VMS_STACK "\t%s", kc_stack_source_name(st->source));
+	for (i = 0; i < st->nr; i++)
+		seq_printf(m, "\t%s", st->frame[i]);
+	seq_putc(m, '\n');
+}
+
+/* The live VMs, after the finished ones. */
+static int kc_show_vms_live(struct seq_file *m, struct kc_read *rd)
+{
+	u64 stall = kc_stall_age(READ_ONCE(kc_stall_ms), kc_unit_nsec());
+	int i, n;
+
+	n = kc_live_take(rd);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++)
+		kc_show_live(m, rd, &rd->live[i], stall);
+	kc_live_free(rd);
+	return 0;
+}
+
+int kc_show_vms(struct seq_file *m, struct kc_read *rd)
 {
 	struct kc_vms_params p;
 	struct kc_vms_stats st;
@@ -344,8 +512,8 @@ int kc_show_vms(struct seq_file *m)
 	kc_vms_snapshot(vms, &nlast, &nslow, &st);
 	seq_printf(m, "%s %d\n", KC_VMS_MAGIC, KC_VMS_VERSION);
 	seq_printf(m, KC_VMS_UNIT "\t%s\n", kc_unit_name());
-	seq_printf(m, KC_VMS_PARAMS "\t%u\t%u\t%u\n", p.last, p.slowest,
-		   p.live);
+	seq_printf(m, KC_VMS_PARAMS "\t%u\t%u\t%u\t%u\n", p.last, p.slowest,
+		   p.live, READ_ONCE(kc_stall_ms));
 	seq_printf(m, KC_VMS_STATS "\t%llu\t%llu\t%llu\t%u\n", st.finished,
 		   st.last_evicted, st.live_evicted, st.live);
 	seq_puts(m, KC_VMS_FIELDS "\tlist\ttgid\tcomm\tcreated");
@@ -357,11 +525,12 @@ int kc_show_vms(struct seq_file *m)
 	seq_puts(m, "\n" KC_VMS_ST_FIELDS);
 	for (i = 0; i < KC_NR_ST_PARTS; i++)
 		seq_printf(m, "\t%s", kc_metric_name(KC_ST_METRIC(i)));
-	seq_putc(m, '\n');
+	seq_puts(m, "\n" KC_VMS_LIVE_FIELDS
+		 "\ttgid\tcomm\tcreated\twindow\tstage\ttask\tsince\tage\n");
 	for (i = 0; i < nlast; i++)
 		kc_show_vm(m, KC_VMS_LAST, &vms[i]);
 	for (i = 0; i < nslow; i++)
 		kc_show_vm(m, KC_VMS_SLOWEST, &vms[nlast + i]);
 	kvfree(vms);
-	return 0;
+	return kc_show_vms_live(m, rd);
 }

@@ -31,6 +31,24 @@
 
 #define KC_NONE	(-1)
 
+/*
+ * A timed call in flight for a VM (kc_vm_fly()): the live view's stage,
+ * the task in it and since when. A few a VM: its nested calls, and calls
+ * of other tasks (a kworker's irqbypass unregister); when they are full the
+ * oldest are kept, which are what a stall is.
+ */
+#define KC_VM_FLY	4
+
+/* Records copied a batch at a time, so that interrupts wait for little. */
+#define KC_VMS_BATCH	16
+
+struct kc_fly {
+	u64 since;		/* kc_now() at the call's entry */
+	pid_t pid;
+	u8 metric;		/* KC_NR_METRICS: free */
+	u8 by;			/* enum kc_vm_by: how its VM was named */
+};
+
 /* A live record's links, beside the record that readers see. */
 struct kc_vm_slot {
 	struct kc_vm vm;
@@ -53,6 +71,7 @@ struct kc_vm_slot {
 	struct kc_part st;	/* its start-up, as it goes */
 	struct kc_vmm_time st_at;	/* the VMM's times when it opened, ns */
 	struct kc_vmm_time st_in;	/* what the timed calls took since, ns */
+	struct kc_fly fly[KC_VM_FLY];	/* its calls in flight */
 };
 
 static DEFINE_RAW_SPINLOCK(kc_vms_lock);
@@ -73,6 +92,8 @@ static int kc_free = KC_NONE;
 static u64 kc_seq;
 unsigned int kc_vms_live;		/* read without the lock: a hint */
 unsigned int kc_vms_starting;		/* the same */
+/* stall_ms=: the readers' threshold of a stall (kvmchurn_live.h) */
+unsigned int kc_stall_ms = KC_STALL_MS_DEFAULT;
 
 static unsigned int kc_hash(u64 key)
 {
@@ -165,11 +186,20 @@ static void kc_unlink_kvm(int i)
 {
 	struct kc_vm_slot *s = &kc_slots[i];
 
+	unsigned int f;
+
 	if (!s->by_kvm)
 		return;
 	kc_unlink_from(&kc_by_kvm[kc_hash(s->vm.kvm)], i,
 		       offsetof(struct kc_vm_slot, next_kvm));
 	s->by_kvm = false;
+	/*
+	 * Its calls named by the struct kvm return into another's record, if
+	 * any, now: they end here.
+	 */
+	for (f = 0; f < KC_VM_FLY; f++)
+		if (s->fly[f].by == KC_VM_BY_KVM)
+			s->fly[f].metric = KC_NR_METRICS;
 }
 
 /* Slot @s's start-up ends without the VM ready: no partition. */
@@ -273,6 +303,47 @@ static void kc_comm_copy(char *dst, const char *src)
 	dst[i] = '\0';
 }
 
+/* A call of metric @m, by @pid since @since, enters slot @s's flight. */
+static void kc_fly_add(struct kc_vm_slot *s, enum kc_vm_by by,
+		       unsigned int m, pid_t pid, u64 since)
+{
+	unsigned int f;
+
+	for (f = 0; f < KC_VM_FLY; f++) {
+		if (s->fly[f].metric != KC_NR_METRICS)
+			continue;
+		s->fly[f].since = since;
+		s->fly[f].pid = pid;
+		s->fly[f].metric = m;
+		s->fly[f].by = by;
+		return;
+	}
+}
+
+/* That call returned. */
+static void kc_fly_drop(struct kc_vm_slot *s, unsigned int m, pid_t pid,
+			u64 since)
+{
+	unsigned int f;
+
+	for (f = 0; f < KC_VM_FLY; f++) {
+		struct kc_fly *e = &s->fly[f];
+
+		if (e->metric == m && e->pid == pid && e->since == since) {
+			e->metric = KC_NR_METRICS;
+			return;
+		}
+	}
+}
+
+static void kc_fly_clear(struct kc_vm_slot *s)
+{
+	unsigned int f;
+
+	for (f = 0; f < KC_VM_FLY; f++)
+		s->fly[f].metric = KC_NR_METRICS;
+}
+
 void kc_vm_begin(u64 kvm, struct task_struct *t)
 {
 	unsigned long flags;
@@ -311,6 +382,10 @@ void kc_vm_begin(u64 kvm, struct task_struct *t)
 	kc_slots[i].leader_ran = false;
 	kc_slots[i].destroyed_before = false;
 	kc_slots[i].closer = 0;
+	/* its KVM_CREATE_VM is in flight, until kc_vm_created() */
+	kc_fly_clear(&kc_slots[i]);
+	kc_fly_add(&kc_slots[i], KC_VM_BY_CREATING, KC_M_KVM_CREATE_VM, t->pid,
+		   kc_now());
 	kc_link(i);
 	WRITE_ONCE(kc_vms_live, kc_vms_live + 1);
 	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
@@ -346,6 +421,142 @@ static void kc_vm_of_kvm(u64 kvm, enum kc_metric m, u64 value, u32 set)
 void kc_vm_stage_kvm(u64 kvm, enum kc_metric m, u64 value)
 {
 	kc_vm_of_kvm(kvm, m, value, 0);
+}
+
+/*
+ * A timed call of metric @m enters (@enter) or leaves the flight of the VM
+ * it is for: the VM @id (KC_VM_BY_KVM) or every VM of the process @id
+ * (KC_VM_BY_TGID). @since is its entry's kc_now(), which with current's
+ * pid tells it from the calls of other tasks. The probes call this only
+ * for calls they time: an exit that is not traced never gets here.
+ */
+void kc_vm_fly(enum kc_vm_by by, u64 id, unsigned int m, u64 since,
+	       bool enter)
+{
+	unsigned long flags;
+	pid_t pid = current->pid;
+	int i;
+
+	if (by == KC_VM_BY_KVM ? kc_vms_none() : kc_vms_none_of((pid_t)id))
+		return;
+	raw_spin_lock_irqsave(&kc_vms_lock, flags);
+	i = by == KC_VM_BY_KVM ? kc_find_kvm(id) : kc_first_of((pid_t)id);
+	while (i != KC_NONE) {
+		if (enter)
+			kc_fly_add(&kc_slots[i], by, m, pid, since);
+		else
+			kc_fly_drop(&kc_slots[i], m, pid, since);
+		i = by == KC_VM_BY_KVM ? KC_NONE : kc_next_of(i);
+	}
+	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+}
+
+/* A time in the module's unit, in ns. */
+static u64 kc_unit_to_ns(u64 v)
+{
+	return kc_unit_ns ? v : v * NSEC_PER_USEC;
+}
+
+/*
+ * Slot @s's calls in flight: the task whose innermost call began first
+ * (the longest in one stage), and its calls, outermost first, into @v;
+ * *@since is when its innermost began. Returns false if none is.
+ */
+static bool kc_live_calls(const struct kc_vm_slot *s, struct kc_live *v,
+			  u64 *since)
+{
+	const struct kc_fly *e = s->fly, *in = NULL;
+	unsigned int f, g, k, n = 0, idx[KC_VM_FLY];
+
+	for (f = 0; f < KC_VM_FLY; f++) {
+		bool inner = e[f].metric != KC_NR_METRICS;
+
+		for (g = 0; g < KC_VM_FLY && inner; g++)
+			inner = g == f || e[g].metric == KC_NR_METRICS ||
+				e[g].pid != e[f].pid || e[g].since < e[f].since;
+		if (inner && (!in || e[f].since < in->since))
+			in = &e[f];
+	}
+	if (!in)
+		return false;
+	/* its calls, outermost (the earliest) first, by insertion */
+	for (f = 0; f < KC_VM_FLY; f++) {
+		if (e[f].metric == KC_NR_METRICS || e[f].pid != in->pid)
+			continue;
+		for (k = n++; k > 0 && e[idx[k - 1]].since > e[f].since; k--)
+			idx[k] = idx[k - 1];
+		idx[k] = f;
+	}
+	for (k = 0; k < n && k < KC_LIVE_DEPTH; k++)
+		v->stage[k] = e[idx[k]].metric;
+	v->depth = k;
+	v->task = in->pid;
+	*since = in->since;
+	return true;
+}
+
+/*
+ * Slot @s as the live view sees it at @now (kc_now()) and @real (its
+ * CLOCK_REALTIME): its calls in flight, or in a teardown where none is,
+ * the part that holds the instant; in a start-up the VMM's own time is
+ * no stage.
+ */
+static void kc_slot_live(const struct kc_vm_slot *s, u64 now, u64 real,
+			 struct kc_live *v)
+{
+	u64 since, age = 0;
+	unsigned int h;
+
+	memset(v, 0, sizeof(*v));
+	v->tgid = s->vm.tgid;
+	memcpy(v->comm, s->vm.comm, sizeof(v->comm));
+	v->created = s->vm.created;
+	v->window = s->td.flags & KC_PART_OPEN ? KC_LIVE_TEARDOWN :
+		    s->st.flags & KC_PART_OPEN ? KC_LIVE_STARTUP :
+		    s->vm.flags & KC_VM_DESTROYED ? KC_LIVE_DESTROYED :
+		    KC_LIVE_RUN;
+	if (kc_live_calls(s, v, &since)) {
+		age = kc_between(since, now);
+	} else if (v->window == KC_LIVE_TEARDOWN) {
+		h = kc_part_holding(&s->td, &since);
+		v->stage[v->depth++] = KC_TD_METRIC(h);
+		v->task = s->vm.tgid;
+		age = kc_unit_to_ns(kc_between(since, kc_to_unit(now)));
+	} else if (v->window == KC_LIVE_STARTUP &&
+		   kc_part_holding(&s->st, &since) < KC_ST_NR_INTERVALS) {
+		v->stage[v->depth++] = KC_ST_METRIC(s->st.holder);
+		v->task = s->vm.tgid;
+		age = kc_unit_to_ns(kc_between(since, kc_to_unit(now)));
+	}
+	if (!v->depth)
+		return;
+	v->age = kc_to_unit(age);
+	v->since = real > age ? real - age : 0;
+}
+
+/*
+ * The live VMs, at most @max, into @out, a batch at a time so that the
+ * probes wait for little: a reader never holds the lock for the whole
+ * table. Returns how many.
+ */
+unsigned int kc_vms_live_snapshot(struct kc_live *out, unsigned int max)
+{
+	unsigned int i, j, n = 0;
+	unsigned long flags;
+
+	for (i = 0; i < kc_vms_p.live && n < max; i += KC_VMS_BATCH) {
+		u64 now, real;
+
+		raw_spin_lock_irqsave(&kc_vms_lock, flags);
+		now = kc_now();
+		real = ktime_get_real_fast_ns();
+		for (j = i; j < i + KC_VMS_BATCH && j < kc_vms_p.live &&
+		     n < max; j++)
+			if (kc_slots[j].used)
+				kc_slot_live(&kc_slots[j], now, real, &out[n++]);
+		raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
+	}
+	return n;
 }
 
 /* The slot of the VM @tgid is creating (the newest that is), or KC_NONE. */
@@ -422,10 +633,17 @@ void kc_vm_created(pid_t tgid, bool ok)
 		return;
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
 	i = kc_creating_of(tgid);
-	if (i != KC_NONE && ok)
-		kc_slots[i].vm.flags &= ~KC_VM_CREATING;
-	else if (i != KC_NONE)
+	if (i != KC_NONE && ok) {
+		struct kc_vm_slot *s = &kc_slots[i];
+		unsigned int f;
+
+		s->vm.flags &= ~KC_VM_CREATING;
+		for (f = 0; f < KC_VM_FLY; f++)
+			if (s->fly[f].by == KC_VM_BY_CREATING)
+				s->fly[f].metric = KC_NR_METRICS;
+	} else if (i != KC_NONE) {
 		kc_slot_free(i);
+	}
 	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
 }
 
@@ -931,9 +1149,6 @@ static void kc_vm_swap(struct kc_vm *a, struct kc_vm *b)
 		swap(x[i], y[i]);
 }
 
-/* Records copied a batch at a time, so that interrupts wait for little. */
-#define KC_VMS_BATCH	16
-
 /*
  * Copies the finished VMs into @out (room for kc_vms_p.last +
  * kc_vms_p.slowest): the last ones oldest first, then the slowest,
@@ -1040,4 +1255,7 @@ void kc_vms_exit(void)
 {
 	vfree(kc_vms_area);
 	kc_vms_area = NULL;
+	/* no record is left: a reader after this (KUnit's) finds none */
+	kc_slots = NULL;
+	memset(&kc_vms_p, 0, sizeof(kc_vms_p));
 }

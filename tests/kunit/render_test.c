@@ -151,6 +151,9 @@ static void kc_known_state(void)
 }
 
 /* The last lines of checks, without windows and with kc_known_state()'s. */
+/* The stalls' line: no VM record is live in the test module. */
+#define KC_STALLS_NONE \
+	"OK   stalls: none of 0 live VMs in one stage for stall_ms=10000 or longer\n"
 #define KC_ACC_NONE \
 	"INFO startup accounted (1 - st_other/startup): none partitioned\n" \
 	"INFO teardown accounted (1 - td_other/teardown): none partitioned\n"
@@ -590,7 +593,7 @@ static void kc_render_checks(struct kunit *test)
 
 	/* tests/fixtures/hand/empty/checks, but for drops of other tests. */
 	kc_show_checks(&ctx->m, ctx->rd);
-	snprintf(want, 1024, "%s%s%s",
+	snprintf(want, 1024, "%s%s%s" KC_STALLS_NONE,
 		 "OK   exit = reap: exit 0, reap 0, 0 not reaped yet\n"
 		 "OK   irqbypass register = unregister: register 0, unregister 0\n"
 		 "OK   irqbypass unregister per VM in 8-11: no VM created\n"
@@ -600,7 +603,7 @@ static void kc_render_checks(struct kunit *test)
 	/* tests/fixtures/hand/known/checks */
 	kc_known_state();
 	kc_show_checks(&ctx->m, ctx->rd);
-	snprintf(want, 1024, "%s%s%s",
+	snprintf(want, 1024, "%s%s%s" KC_STALLS_NONE,
 		 "OK   exit = reap: exit 1, reap 1, 0 not reaped yet\n"
 		 "OK   irqbypass register = unregister: register 10, unregister 10\n"
 		 "OK   irqbypass unregister per VM in 8-11: 10 for 1 VMs\n"
@@ -611,7 +614,7 @@ static void kc_render_checks(struct kunit *test)
 	kc_count_n(KC_C_EXIT, 2);
 	kc_count_n(KC_C_IRQBYPASS_UNREGISTER, 2);
 	kc_show_checks(&ctx->m, ctx->rd);
-	snprintf(want, 1024, "%s%s%s",
+	snprintf(want, 1024, "%s%s%s" KC_STALLS_NONE,
 		 "WARN exit = reap: exit 3, reap 1, 0 not reaped yet\n"
 		 "WARN irqbypass register = unregister: register 10, unregister 12\n"
 		 "WARN irqbypass unregister per VM in 8-11: 12 for 1 VMs\n"
@@ -622,7 +625,7 @@ static void kc_render_checks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kc_pair_add(KC_PAIR_EXIT, 1002, 1, false),
 			KC_PAIR_ADDED);
 	kc_show_checks(&ctx->m, ctx->rd);
-	snprintf(want, 1024, "%s%s%s",
+	snprintf(want, 1024, "%s%s%s" KC_STALLS_NONE,
 		 "OK   exit = reap: exit 3, reap 1, 2 not reaped yet\n"
 		 "WARN irqbypass register = unregister: register 10, unregister 12\n"
 		 "WARN irqbypass unregister per VM in 8-11: 12 for 1 VMs\n"
@@ -642,7 +645,7 @@ static void kc_render_checks_info(struct kunit *test)
 	kc_count_n(KC_C_IRQBYPASS_UNREGISTER, 3);
 	kc_count_n(KC_C_REAP, 1);
 	kc_show_checks(&ctx->m, ctx->rd);
-	snprintf(want, 1024, "%s%s%s",
+	snprintf(want, 1024, "%s%s%s" KC_STALLS_NONE,
 		 "WARN exit = reap: exit 0, reap 1, 0 not reaped yet\n"
 		 "INFO irqbypass register = unregister: register 0, unregister 3: this host does not post interrupts (no APICv/AVIC or IOMMU posting), so KVM registers no consumer\n"
 		 "OK   irqbypass unregister per VM in 8-11: no VM created\n"
@@ -671,7 +674,7 @@ static void kc_render_checks_vmm(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(told); i++) {
 		KUNIT_ASSERT_EQ(test, kc_filter_set(told[i]), 0);
 		kc_show_checks(&ctx->m, ctx->rd);
-		snprintf(want, 1024, "%s%s%s",
+		snprintf(want, 1024, "%s%s%s" KC_STALLS_NONE,
 			 "OK   exit = reap: exit 1, reap 1, 0 not reaped yet\n"
 			 "OK   irqbypass register = unregister: register 10, unregister 10\n"
 			 "INFO irqbypass unregister per VM in 8-11: 10 for 1 VMs: not judged, the range is firecracker's and the filter traces another VMM\n"
@@ -682,7 +685,7 @@ static void kc_render_checks_vmm(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kc_filter_set("firecracker,firecracker"), 0);
 	kc_count_n(KC_C_IRQBYPASS_UNREGISTER, 2);
 	kc_show_checks(&ctx->m, ctx->rd);
-	snprintf(want, 1024, "%s%s%s",
+	snprintf(want, 1024, "%s%s%s" KC_STALLS_NONE,
 		 "OK   exit = reap: exit 1, reap 1, 0 not reaped yet\n"
 		 "WARN irqbypass register = unregister: register 10, unregister 12\n"
 		 "WARN irqbypass unregister per VM in 8-11: 12 for 1 VMs\n"
@@ -695,7 +698,7 @@ static void kc_render_checks_drops(struct kunit *test)
 {
 	struct kc_render_ctx *ctx = test->priv;
 	struct kc_pair_stats st;
-	char want[192];
+	char want[320];
 	unsigned int id;
 
 	/* Some bucket of KC_PAIR_WAYS fills before the table does. */
@@ -709,7 +712,8 @@ static void kc_render_checks_drops(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kc_pairs_count(KC_PAIR_SIGNAL), id);
 
 	kc_show_checks(&ctx->m, ctx->rd);
-	snprintf(want, sizeof(want), "WARN pairing drops = 0: %llu (raise pairs=)\n%s",
+	snprintf(want, sizeof(want),
+		 "WARN pairing drops = 0: %llu (raise pairs=)\n%s" KC_STALLS_NONE,
 		 st.dropped, KC_ACC_NONE);
 	/* Only the last two lines are the table's and the teardowns'. */
 	KUNIT_EXPECT_FALSE(test, seq_has_overflowed(&ctx->m));

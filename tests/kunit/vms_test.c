@@ -3,8 +3,8 @@
  * vms_test.c - the per-VM records (vms.c): a VM's life from KVM_CREATE_VM
  * to its process's reap, stages by struct kvm *, by process and by
  * creator, a failed create, the last ones (a ring that evicts), the slowest
- * ones in order, a full live table that evicts its oldest, reset, and the
- * vms file's text.
+ * ones in order, a full live table that evicts its oldest, reset, the
+ * vms file's text, and the live view of the calls in flight.
  *
  * vms.c is built in here, not through a wrapper, for its tables. A task is
  * only read for its pid, tgid and leader's comm: current stands in for every
@@ -975,6 +975,123 @@ static void kc_vms_params_range(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kc_st.finished, 1ULL);
 }
 
+/* The one live VM of tgid @tgid as the live view takes it, into @v. */
+static void kc_live_of(struct kunit *test, pid_t tgid, struct kc_live *v)
+{
+	struct kc_live all[4];
+	unsigned int i, n = kc_vms_live_snapshot(all, ARRAY_SIZE(all));
+
+	for (i = 0; i < n && all[i].tgid != tgid; i++)
+		;
+	KUNIT_ASSERT_LT(test, i, n);
+	*v = all[i];
+}
+
+/*
+ * The live view: KVM_CREATE_VM in flight until it returns, nested calls
+ * outermost first, one that returns leaves, a teardown's part where no call
+ * is in flight, and the calls by a struct kvm that is made again end.
+ */
+static void kc_vms_live_view(struct kunit *test)
+{
+	pid_t me = current->pid;
+	struct kc_live v;
+
+	kc_vm_begin(0x5000, kc_vmm(test, 500, "firecracker"));
+	kc_live_of(test, 500, &v);
+	KUNIT_EXPECT_EQ(test, v.depth, 1);
+	KUNIT_EXPECT_EQ(test, v.stage[0], KC_M_KVM_CREATE_VM);
+	KUNIT_EXPECT_EQ(test, v.task, 500);
+	KUNIT_EXPECT_STREQ(test, v.comm, "firecracker");
+	kc_vm_created(500, true);
+	kc_live_of(test, 500, &v);
+	KUNIT_EXPECT_EQ(test, v.depth, 0);
+	KUNIT_EXPECT_EQ(test, v.window, KC_LIVE_RUN);
+	KUNIT_EXPECT_EQ(test, v.age, 0ULL);
+
+	/* entered out of order, shown by when each began */
+	kc_vm_fly(KC_VM_BY_KVM, 0x5000, KC_M_KVM_DESTROY_VM, 200, true);
+	kc_vm_fly(KC_VM_BY_KVM, 0x5000, KC_M_KVM_VM_RELEASE, 100, true);
+	kc_vm_fly(KC_VM_BY_KVM, 0x5000, KC_M_MMU_NOTIFIER_UNREGISTER, 300, true);
+	kc_live_of(test, 500, &v);
+	KUNIT_EXPECT_EQ(test, v.depth, 3);
+	KUNIT_EXPECT_EQ(test, v.stage[0], KC_M_KVM_VM_RELEASE);
+	KUNIT_EXPECT_EQ(test, v.stage[1], KC_M_KVM_DESTROY_VM);
+	KUNIT_EXPECT_EQ(test, v.stage[2], KC_M_MMU_NOTIFIER_UNREGISTER);
+	KUNIT_EXPECT_EQ(test, v.task, me);
+	KUNIT_EXPECT_GT(test, v.since, 0ULL);
+	/* a leave that is not of this call (its start differs) changes nothing */
+	kc_vm_fly(KC_VM_BY_KVM, 0x5000, KC_M_MMU_NOTIFIER_UNREGISTER, 301, false);
+	kc_live_of(test, 500, &v);
+	KUNIT_EXPECT_EQ(test, v.depth, 3);
+	kc_vm_fly(KC_VM_BY_KVM, 0x5000, KC_M_MMU_NOTIFIER_UNREGISTER, 300, false);
+	kc_live_of(test, 500, &v);
+	KUNIT_EXPECT_EQ(test, v.depth, 2);
+	KUNIT_EXPECT_EQ(test, v.stage[1], KC_M_KVM_DESTROY_VM);
+	kc_vm_fly(KC_VM_BY_KVM, 0x5000, KC_M_KVM_DESTROY_VM, 200, false);
+	kc_vm_fly(KC_VM_BY_KVM, 0x5000, KC_M_KVM_VM_RELEASE, 100, false);
+	kc_live_of(test, 500, &v);
+	KUNIT_EXPECT_EQ(test, v.depth, 0);
+
+	/* its process's teardown: its part, and a call of the process in it */
+	kc_vm_td_event(500, KC_TD_SIGNALLED, 1000, 0);
+	kc_live_of(test, 500, &v);
+	KUNIT_EXPECT_EQ(test, v.window, KC_LIVE_TEARDOWN);
+	KUNIT_EXPECT_EQ(test, v.depth, 1);
+	KUNIT_EXPECT_EQ(test, v.stage[0], KC_M_TD_WAKE);
+	KUNIT_EXPECT_EQ(test, v.task, 500);
+	kc_vm_fly(KC_VM_BY_TGID, 500, KC_M_EXIT_MMAP, 400, true);
+	kc_live_of(test, 500, &v);
+	KUNIT_EXPECT_EQ(test, v.stage[0], KC_M_EXIT_MMAP);
+	KUNIT_EXPECT_EQ(test, v.task, me);
+	kc_vm_fly(KC_VM_BY_TGID, 500, KC_M_EXIT_MMAP, 400, false);
+	kc_vm_td_event(500, KC_TD_NOTIFIED, 1100, 0);
+	kc_live_of(test, 500, &v);
+	KUNIT_EXPECT_EQ(test, v.stage[0], KC_M_REAP_WAIT);
+
+	/* its struct kvm freed and made again by another: its destroy is over */
+	kc_vm_fly(KC_VM_BY_KVM, 0x5000, KC_M_KVM_DESTROY_VM, 500, true);
+	kc_live_of(test, 500, &v);
+	KUNIT_EXPECT_EQ(test, v.stage[0], KC_M_KVM_DESTROY_VM);
+	kc_vm_begin(0x5000, kc_vmm(test, 501, "firecracker"));
+	kc_live_of(test, 500, &v);
+	KUNIT_EXPECT_EQ(test, v.stage[0], KC_M_REAP_WAIT);
+	kc_vm_freed(500, 1200, NULL);
+	kc_vm_freed(501, 1200, NULL);
+	KUNIT_EXPECT_EQ(test, kc_vms_live_snapshot(&v, 1), 0U);
+}
+
+/*
+ * At most KC_VM_FLY calls a VM: the oldest are kept. Of two tasks, the one
+ * whose innermost call began first is shown.
+ */
+static void kc_vms_fly_full(struct kunit *test)
+{
+	struct kc_live v;
+	unsigned int i;
+
+	kc_vm_begin(0x6000, kc_vmm(test, 600, "firecracker"));
+	kc_vm_created(600, true);
+	for (i = 0; i < KC_VM_FLY + 2; i++)
+		kc_vm_fly(KC_VM_BY_TGID, 600, KC_M_EXIT_FILES, 10 + i, true);
+	kc_live_of(test, 600, &v);
+	KUNIT_EXPECT_EQ(test, v.depth, KC_LIVE_DEPTH);
+	for (i = 0; i < KC_VM_FLY + 2; i++)
+		kc_vm_fly(KC_VM_BY_TGID, 600, KC_M_EXIT_FILES, 10 + i, false);
+	kc_live_of(test, 600, &v);
+	KUNIT_EXPECT_EQ(test, v.depth, 0);
+	/* another task's older call, its entry made by hand */
+	kc_vm_fly(KC_VM_BY_TGID, 600, KC_M_EXIT_MMAP, 50, true);
+	kc_slots[kc_first_of(600)].fly[0].pid = 4242;
+	kc_slots[kc_first_of(600)].fly[0].since = 5;
+	kc_vm_fly(KC_VM_BY_TGID, 600, KC_M_EXIT_FILES, 60, true);
+	kc_live_of(test, 600, &v);
+	KUNIT_EXPECT_EQ(test, v.task, 4242);
+	KUNIT_EXPECT_EQ(test, v.stage[0], KC_M_EXIT_MMAP);
+	KUNIT_EXPECT_EQ(test, v.depth, 1);
+	kc_vm_freed(600, 0, NULL);
+}
+
 static struct kunit_case kc_vms_cases[] = {
 	KUNIT_CASE(kc_vms_one_life),
 	KUNIT_CASE(kc_vms_failed_create),
@@ -999,6 +1116,8 @@ static struct kunit_case kc_vms_cases[] = {
 	KUNIT_CASE(kc_vms_st_one),
 	KUNIT_CASE(kc_vms_st_never_ready),
 	KUNIT_CASE(kc_vms_st_two),
+	KUNIT_CASE(kc_vms_live_view),
+	KUNIT_CASE(kc_vms_fly_full),
 	{}
 };
 

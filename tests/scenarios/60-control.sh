@@ -137,12 +137,14 @@ range_of() { # range_of PARAM=VALUE: what the kernel log must say of it
 	pairs=*) echo "${1%%=*}=.*: must be a number from 8 to 16777216" ;;
 	vms_*) echo "${1%%=*}=.*: must be a number from 1 to 65536" ;;
 	fprobes=*) echo "${1%%=*}=.*: must be a number from 0 to 1" ;;
+	stall_ms=*) echo "${1%%=*}=.*: must be a number from 1 to 86400000" ;;
 	esac
 }
 for p in unit=ms unit= unit=xs filter=0123456789abcdef "filter=a,b,c,d,e,f,g,h,i" "filter=$names" \
 	filter= "filter=*,firecracker" enable=2 enable=y enable=on reset=0 reset=2 pairs=0 pairs=4 pairs=2147483648 pairs=4294967296 \
 	pairs=16777217 maxactive=0 maxactive=4097 maxactive=100000000 maxactive=x maxactive=-1 \
-	vms_last=0 vms_slowest=65537 vms_live=-1 vms_live=x fprobes=2 fprobes=y fprobes=-1; do
+	vms_last=0 vms_slowest=65537 vms_live=-1 vms_live=x fprobes=2 fprobes=y fprobes=-1 \
+	stall_ms=0 stall_ms=86400001 stall_ms=x; do
 	short=$(echo "$p" | cut -c1-40)
 	m0=$(dmesg | wc -l)
 	if insmod "$KVMCHURN_KO" "$p" 2>/tmp/kc.err; then
@@ -158,7 +160,8 @@ for p in unit=ms unit= unit=xs filter=0123456789abcdef "filter=a,b,c,d,e,f,g,h,i
 done
 # the bounds themselves are taken
 for p in "maxactive=1 pairs=8" "maxactive=4096 pairs=16777216" "filter=0123456789abcde,b,c,d,e,f,g,h" \
-	"vms_last=1 vms_slowest=1 vms_live=1" "vms_last=65536 vms_slowest=65536 vms_live=65536" fprobes=0 fprobes=1; do
+	"vms_last=1 vms_slowest=1 vms_live=1" "vms_last=65536 vms_slowest=65536 vms_live=65536" fprobes=0 fprobes=1 \
+	stall_ms=1 stall_ms=86400000; do
 	# shellcheck disable=SC2086 # two parameters
 	if insmod "$KVMCHURN_KO" $p; then
 		ok "insmod kvmchurn.ko $p"
@@ -238,14 +241,14 @@ is "debugfs modes: every view 0444, filter and enable 0600, reset 0200 ($n files
 wrong=
 for f in "$P"/*; do
 	case ${f##*/} in
-	filter | enable) want=644 ;;
+	filter | enable | stall_ms) want=644 ;;
 	reset) want=200 ;;
 	*) want=444 ;;
 	esac
 	m=$(stat -c %a "$f")
 	[ "$m" = $want ] || wrong="$wrong ${f##*/}=$m"
 done
-is "parameter modes: filter and enable 0644, reset 0200, the others 0444" "${wrong:-so}" so
+is "parameter modes: filter, enable and stall_ms 0644, reset 0200, the others 0444" "${wrong:-so}" so
 is "parameter filter reads as the file" "$(cat $P/filter)" "$(cat $D/filter)"
 is "parameter enable reads as the file" "$(cat $P/enable)" "$(cat $D/enable)"
 if cat $P/reset >/dev/null 2>/tmp/kc.rerr; then
