@@ -148,6 +148,8 @@ usage ignore-term-with-term-default load --end term --kill-after 2 --ignore-term
 
 # shellcheck source=tests/unit/reading.sh
 . "$here/reading.sh"
+# shellcheck source=tests/unit/live.sh
+. "$here/live.sh"
 
 # ---- cannot start: exit status 2, the exact message, nothing left ---------
 

@@ -4,7 +4,12 @@
  * (the same rules as the module's `checks` file), with an exit status for
  * scripts.
  */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "driver.h"
+#include "lib/live.h"
 
 const char check_usage[] =
 	"Usage: kvmchurn check [--json]\n"
@@ -26,15 +31,27 @@ const char check_usage[] =
 	"  nmissed = 0         no kretprobe call went untimed (else raise maxactive=)\n"
 	"  pairing drops = 0   no start event lost for a full pairing table (else raise\n"
 	"                      pairs=)\n"
+	"  stalls              no live VM in one stage for stall_ms= (10000) or longer,\n"
+	"                      from the vms file's live records: a WARN a stage (the\n"
+	"                      innermost: one global wait is one cause), its oldest\n"
+	"                      VMs under it (comm, tgid, the task in the stage, the\n"
+	"                      stage outermost first, for how long, since when) and\n"
+	"                      the oldest one's kernel stack: the module's where it\n"
+	"                      can take it (6.7 and later), else /proc/TASK/stack\n"
+	"                      when the folder is the module's own (-d a capture: the\n"
+	"                      file's name); not shown for a module without live records\n"
 	"The verdicts are OK, WARN or INFO; the text is the module's `checks` file.\n"
 	"\n"
 	"Options:\n"
-	"  --json      one JSON object: status (\"ok\" or \"warn\") and checks (check,\n"
-	"              verdict, text, values: the numbers by name)\n"
+	"  --json      one JSON object: status (\"ok\" or \"warn\"), checks (check,\n"
+	"              verdict, text, values: the numbers by name) and stalls (unit,\n"
+	"              stall_ms, live, stalled, and groups: stage, vms, oldest_age,\n"
+	"              oldest: the VMs as vms --live --json gives them; null for a\n"
+	"              module without live records)\n"
 	"  -h, --help  print this help\n"
 	"\n"
-	"Exit status: 0 when no check warns (INFO included), 1 when one warns, 2 when\n"
-	"the module's raw file cannot be read.\n";
+	"Exit status: 0 when no check warns (INFO included), 1 when one warns (a stall\n"
+	"included), 2 when the module's raw or vms file cannot be read.\n";
 
 /* The module's own evaluation (kvmchurn_rules.h), from the raw file. */
 static void compute(const struct kc_snap *s, struct kc_check *c)
@@ -63,7 +80,7 @@ static void compute(const struct kc_snap *s, struct kc_check *c)
 	kc_checks_eval(&in, c);
 }
 
-static void print_text(const struct kc_snap *s)
+static void print_text(const struct kc_snap *s, const struct kc_live_set *ls)
 {
 	static const enum kc_style styles[] = {
 		[KC_VERDICT_OK] = KC_GOOD, [KC_VERDICT_WARN] = KC_BAD,
@@ -75,17 +92,21 @@ static void print_text(const struct kc_snap *s)
 	for (int i = 0; i < KC_NR_CHECKS; i++)
 		printf("%s%-4s%s %s: %s\n", kc_style(styles[c[i].verdict]),
 		       kc_verdict_name(c[i].verdict), kc_style(KC_OFF), c[i].name, c[i].text);
+	if (ls->known)
+		kc_live_print_stalls(ls);
 }
 
-static void print_json(const struct kc_snap *s)
+static void print_json(const struct kc_snap *s, const struct kc_live_set *ls)
 {
 	struct kc_check c[KC_NR_CHECKS];
 	struct kc_json j;
+	bool warn;
 
 	compute(s, c);
+	warn = kc_checks_warn(c) || kc_live_stalled_count(ls);
 	kc_json_init(&j, stdout);
 	kc_json_object(&j, NULL);
-	kc_json_str(&j, "status", kc_checks_warn(c) ? "warn" : "ok");
+	kc_json_str(&j, "status", warn ? "warn" : "ok");
 	kc_json_array(&j, "checks");
 	for (int i = 0; i < KC_NR_CHECKS; i++) {
 		kc_json_object(&j, NULL);
@@ -99,21 +120,44 @@ static void print_json(const struct kc_snap *s)
 		kc_json_end(&j);
 	}
 	kc_json_end(&j);
+	if (ls->known)
+		kc_live_json_stalls(&j, ls);
+	else
+		kc_json_null(&j, "stalls");
 	kc_json_end(&j);
 	putchar('\n');
 }
 
-static int status(const struct kc_snap *s)
-{
-	struct kc_check c[KC_NR_CHECKS];
-
-	compute(s, c);
-	return kc_checks_warn(c) ? KC_EXIT_FAILURES : KC_EXIT_OK;
-}
-
-static const struct kc_view view = { print_text, print_json, status };
-
 int cmd_check(int argc, char *argv[], const struct kc_global *g)
 {
-	return kc_view_command(argc, argv, g, "check", check_usage, &view);
+	struct kc_check c[KC_NR_CHECKS];
+	struct kc_live_set ls;
+	struct kc_snap *s;
+	bool json = false;
+	int rc, first;
+
+	rc = kc_simple_options(argc, argv, "check", check_usage, &json, &first);
+	if (rc < 0)
+		rc = kc_no_operands("check", argc, argv, first);
+	if (rc >= 0)
+		return rc;
+	s = calloc(1, sizeof(*s));	/* 28 KiB of histograms: not on the stack */
+	if (!s) {
+		kc_err("check", "%s", strerror(errno));
+		return KC_EXIT_CANNOT_START;
+	}
+	rc = kc_read_module("check", g, s, NULL, NULL);
+	if (!rc) {
+		rc = kc_live_read("check", g, &ls);
+		if (!rc) {
+			compute(s, c);
+			rc = kc_checks_warn(c) || kc_live_stalled_count(&ls) ?
+			     KC_EXIT_FAILURES : KC_EXIT_OK;
+			(json ? print_json : print_text)(s, &ls);
+			kc_live_free(&ls);
+		}
+		kc_snap_free(s);
+	}
+	free(s);
+	return rc;
 }

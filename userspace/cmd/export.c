@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "driver.h"
+#include "lib/live.h"
 #include "lib/prom.h"
 
 const char export_usage[] =
@@ -32,6 +33,16 @@ const char export_usage[] =
 	"  kvmchurn_pairs_in_use, kvmchurn_pairs_capacity (gauges),\n"
 	"  kvmchurn_pairs_dropped_total, kvmchurn_pairs_aged_out_total (counters)\n"
 	"  kvmchurn_enabled                       gauge, 1 while recording\n"
+	"  kvmchurn_live_vms                      gauge: VMs created, not yet reaped\n"
+	"  kvmchurn_stalled_vms                   gauge: live VMs in one stage for\n"
+	"                                         stall_ms= or longer\n"
+	"  kvmchurn_stall_threshold_seconds       gauge: stall_ms=\n"
+	"  kvmchurn_inflight_oldest_seconds{stage}\n"
+	"                                         gauge: the longest a live VM has\n"
+	"                                         been in that stage (the innermost),\n"
+	"                                         for each stage some VM is in now\n"
+	"The last four come from the vms file's live records (a module without them\n"
+	"gives none).\n"
 	"\n"
 	"A 'kvmchurn reset' makes every counter start again, which Prometheus' rate()\n"
 	"takes as a counter reset.\n"
@@ -42,7 +53,7 @@ const char export_usage[] =
 	"                the default)\n"
 	"  -h, --help    print this help\n"
 	"\n"
-	"Exit status: 0, or 2 when the raw file cannot be read or FILE written.\n";
+	"Exit status: 0, or 2 when the raw or vms file cannot be read or FILE written.\n";
 
 enum { OPT_PROMETHEUS = 1, OPT_OUTPUT, OPT_HELP };
 
@@ -131,9 +142,58 @@ static void print_prometheus(FILE *f, const struct kc_snap *s)
 	}
 }
 
-static void write_prometheus(FILE *f, const void *s)
+/* The live view's gauges: how many VMs live, stall, and each stage's oldest. */
+static void print_live(FILE *f, const struct kc_live_set *ls)
 {
-	print_prometheus(f, s);
+	__u64 oldest[KC_NR_METRICS] = { 0 };
+	bool in[KC_NR_METRICS] = { false };
+	double unit_s = (double)ls->unit_ns / 1e9;
+
+	kc_prom_family(f, "kvmchurn_live_vms", "gauge",
+		       "VMs of traced processes created and not yet reaped.");
+	fprintf(f, "kvmchurn_live_vms %zu\n", ls->n);
+	kc_prom_family(f, "kvmchurn_stalled_vms", "gauge",
+		       "Live VMs in one stage for stall_ms or longer.");
+	fprintf(f, "kvmchurn_stalled_vms %u\n", kc_live_stalled_count(ls));
+	kc_prom_family(f, "kvmchurn_stall_threshold_seconds", "gauge",
+		       "stall_ms: a stage in flight this long is a stall.");
+	fprintf(f, "kvmchurn_stall_threshold_seconds ");
+	kc_prom_float(f, (double)ls->stall_ms / 1e3);
+	fputc('\n', f);
+	for (size_t i = 0; i < ls->n; i++) {
+		unsigned int m = kc_live_cause(&ls->v[i]);
+
+		if (m >= KC_NR_METRICS)
+			continue;
+		in[m] = true;
+		if (ls->v[i].age > oldest[m])
+			oldest[m] = ls->v[i].age;
+	}
+	kc_prom_family(f, "kvmchurn_inflight_oldest_seconds", "gauge",
+		       "The longest a live VM has been in the stage, its innermost, now.");
+	for (unsigned int m = 0; m < KC_NR_METRICS; m++) {
+		if (!in[m])
+			continue;
+		fprintf(f, "kvmchurn_inflight_oldest_seconds{");
+		kc_prom_label(f, "stage", kc_metric_name(m), true);
+		fprintf(f, "} ");
+		kc_prom_float(f, (double)oldest[m] * unit_s);
+		fputc('\n', f);
+	}
+}
+
+struct export_in {
+	const struct kc_snap *s;
+	const struct kc_live_set *ls;
+};
+
+static void write_prometheus(FILE *f, const void *ctx)
+{
+	const struct export_in *in = ctx;
+
+	print_prometheus(f, in->s);
+	if (in->ls->known)
+		print_live(f, in->ls);
 }
 
 int cmd_export(int argc, char *argv[], const struct kc_global *g)
@@ -163,7 +223,13 @@ int cmd_export(int argc, char *argv[], const struct kc_global *g)
 	}
 	rc = kc_read_module("export", g, s, NULL, NULL);
 	if (!rc) {
-		rc = kc_write_output("export", out, write_prometheus, s);
+		struct kc_live_set ls;
+		struct export_in in = { s, &ls };
+
+		rc = kc_live_read("export", g, &ls);
+		if (!rc)
+			rc = kc_write_output("export", out, write_prometheus, &in);
+		kc_live_free(&ls);
 		kc_snap_free(s);
 	}
 	free(s);

@@ -10,9 +10,11 @@
 
 #include "driver.h"
 #include "lib/json.h"
+#include "vms_live.h"
 
 const char vms_usage[] =
 	"Usage: kvmchurn vms [--slowest] [-n N] [--stages] [--json] [PID]\n"
+	"       kvmchurn vms --live [--json] [PID]\n"
 	"\n"
 	"Which VM was slow: the VMs of traced processes that finished (their process\n"
 	"was reaped), one line a VM, from the module's vms file. By default the last\n"
@@ -35,11 +37,24 @@ const char vms_usage[] =
 	"With PID, that process's VMs one by one: the start-up and the teardown\n"
 	"part by part, when it first held the instant, for the teardown its time\n"
 	"before and after the leader's exit, its share, the largest marked.\n"
+	"With --live, the VMs live now (created, not yet reaped), one line a VM:\n"
+	"its process, when it was made, its window (startup, teardown, destroyed\n"
+	"with its process alive, or - between), the stage it is in, down to the\n"
+	"nested call (kvm_vm_release > kvm_destroy_vm > mmu_notifier_unregister;\n"
+	"in a teardown with no call in flight, its part: reap_wait, rcu_free...),\n"
+	"the task in it (for reap_wait the parent that has not reaped it), since\n"
+	"when and for how long; STALLED past stall_ms= (`kvmchurn check` groups\n"
+	"the stalls and gives their stacks).\n"
 	"\n"
 	"Options:\n"
 	"  --slowest   the slowest VMs instead of the last\n"
 	"  -n N        the N newest (the N slowest), 1-1000000\n"
 	"  --stages    every stage a column, the ones the parts cover too\n"
+	"  --live      the live VMs instead of the finished ones; with --json: unit,\n"
+	"              stall_ms, stalled and live, each with tgid, comm, created,\n"
+	"              window, stage (the metrics, outermost first), task, since,\n"
+	"              age (in the unit), stalled and stack (null, or source and\n"
+	"              frames)\n"
 	"  --json      one JSON object: unit, list, params (last, slowest, live),\n"
 	"              stats (finished, last_evicted, live_evicted, live) and vms,\n"
 	"              each with tgid, comm, created (seconds since the epoch, as\n"
@@ -52,15 +67,17 @@ const char vms_usage[] =
 	"              sum} or null; with PID, its VMs only\n"
 	"  -h, --help  print this help\n"
 	"\n"
-	"Exit status: 0; 1 when no finished VM has the PID; 2 when the module's\n"
+	"Exit status: 0; 1 when no VM has the PID (no finished one, or with --live no\n"
+	"live one); 2 when the module's\n"
 	"vms file cannot be read.\n";
 
-enum { OPT_SLOWEST = 1, OPT_N, OPT_STAGES, OPT_JSON, OPT_HELP };
+enum { OPT_SLOWEST = 1, OPT_N, OPT_STAGES, OPT_LIVE, OPT_JSON, OPT_HELP };
 
 static const struct kc_opt options[] = {
 	{ OPT_SLOWEST, 0, "slowest", false },
 	{ OPT_N, 'n', NULL, true },
 	{ OPT_STAGES, 0, "stages", false },
+	{ OPT_LIVE, 0, "live", false },
 	{ OPT_JSON, 0, "json", false },
 	{ OPT_HELP, 'h', "help", false },
 	{ 0, 0, NULL, false },
@@ -764,7 +781,7 @@ int cmd_vms(int argc, char *argv[], const struct kc_global *g)
 {
 	struct vms_file v = { .unit = "?" };
 	unsigned long count = 0, pid = 0;
-	bool slowest = false, json = false, stages = false;
+	bool slowest = false, json = false, stages = false, live = false;
 	struct kc_opt_parser p;
 	char *text, path[4096];
 	size_t len, first = 0;
@@ -783,6 +800,9 @@ int cmd_vms(int argc, char *argv[], const struct kc_global *g)
 		case OPT_STAGES:
 			stages = true;
 			break;
+		case OPT_LIVE:
+			live = true;
+			break;
 		case OPT_JSON:
 			json = true;
 			break;
@@ -800,6 +820,10 @@ int cmd_vms(int argc, char *argv[], const struct kc_global *g)
 		kc_err("vms", "%s: not a pid", argv[p.index]);
 		return KC_EXIT_USAGE;
 	}
+	if (live && (slowest || count || stages))
+		return kc_usage_error("vms", "--live takes only --json and a PID");
+	if (live)
+		return kc_vms_live(g, json, pid);
 	rc = kc_read_module_file("vms", g, "vms", &text, &len);
 	if (rc)
 		return rc;

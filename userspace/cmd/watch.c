@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "driver.h"
+#include "lib/live.h"
 
 const char watch_usage[] =
 	"Usage: kvmchurn watch [-i SECONDS] [-c COUNT] [--json]\n"
@@ -22,17 +23,22 @@ const char watch_usage[] =
 	"once. A reset by someone else during an interval is noticed (a count went\n"
 	"down) and that interval then counts from the reset. Stops after COUNT\n"
 	"intervals, or at SIGINT or SIGTERM.\n"
+	"After each interval, the stalls as they are at its end: the verdict lines of\n"
+	"`kvmchurn check`'s stalls (OK, or a WARN a stage that some live VM has been in\n"
+	"for stall_ms= or longer, with its oldest), from the vms file's live records.\n"
 	"\n"
 	"Options:\n"
 	"  -i SECONDS  the interval, 0.1-86400, decimals allowed (default 1)\n"
 	"  -c COUNT    stop after COUNT intervals, 1-1000000000 (default: never)\n"
 	"  --json      one JSON object a line and an interval: interval, seconds,\n"
 	"              reset, unit, metrics (name, count, rate_per_s, p50, p99; the\n"
-	"              percentiles null when count is 0)\n"
+	"              percentiles null when count is 0) and stalls (as\n"
+	"              `kvmchurn check --json` gives them; null for a module\n"
+	"              without live records)\n"
 	"  -h, --help  print this help\n"
 	"\n"
 	"Exit status: 0 (also when stopped by a signal), or 2 when the module's raw\n"
-	"file cannot be read.\n";
+	"or vms file cannot be read.\n";
 
 enum { OPT_INTERVAL = 1, OPT_COUNT, OPT_JSON, OPT_HELP };
 
@@ -84,8 +90,28 @@ struct interval {
 	bool reset;
 };
 
-static void print_text(const struct kc_snap *d, const struct interval *iv)
+/* A verdict line of the stalls; the lines under one are check's alone. */
+static void stall_line(void *ctx, unsigned int verdict, const char *text)
 {
+	(void)ctx;
+	if (verdict < KC_LINE_UNDER)
+		printf("%s%-4s%s %s\n",
+		       kc_style(verdict == KC_VERDICT_WARN ? KC_BAD : KC_GOOD),
+		       kc_verdict_name(verdict), kc_style(KC_OFF), text);
+}
+
+static const struct kc_live_stack *no_stack(void *ctx, const struct kc_live *v)
+{
+	(void)ctx;
+	(void)v;
+	return NULL;
+}
+
+static void print_text(const struct kc_snap *d, const struct interval *iv,
+		       const struct kc_live_set *ls)
+{
+	const struct kc_stall_out out = { .emit = stall_line, .stack = no_stack };
+
 	printf("%sinterval %lu: %.2f s%s%s\n", kc_style(KC_BOLD), iv->n, iv->seconds,
 	       iv->reset ? ", counted from a reset during it" : "", kc_style(KC_OFF));
 	printf("%-*s %9s %11s %11s %11s  %s\n", KC_METRIC_COL, "metric", "count", "rate/s",
@@ -101,10 +127,14 @@ static void print_text(const struct kc_snap *d, const struct interval *iv)
 			printf(" %11s %11s", "-", "-");
 		printf("  %s\n", d->unit);
 	}
+	if (ls->known)
+		kc_stalls_render(ls->v, (unsigned int)ls->n, ls->groups,
+				 ls->ngroups, ls->stall_ms, ls->unit_ns, &out);
 	putchar('\n');
 }
 
-static void print_json(const struct kc_snap *d, const struct interval *iv)
+static void print_json(const struct kc_snap *d, const struct interval *iv,
+		       const struct kc_live_set *ls)
 {
 	struct kc_json j;
 
@@ -127,6 +157,10 @@ static void print_json(const struct kc_snap *d, const struct interval *iv)
 		kc_json_end(&j);
 	}
 	kc_json_end(&j);
+	if (ls->known)
+		kc_live_json_stalls(&j, ls);
+	else
+		kc_json_null(&j, "stalls");
 	kc_json_end(&j);
 	putchar('\n');
 }
@@ -184,6 +218,7 @@ static int run(struct watch *w, const struct kc_global *g)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct interval iv = { 0 };
+	struct kc_live_set ls;
 	__u64 start, before, now;
 	int rc, cur = 0;
 
@@ -203,13 +238,19 @@ static int run(struct watch *w, const struct kc_global *g)
 		if (rc)
 			break;
 		now = kc_now_ns();
+		rc = kc_live_read("watch", g, &ls);
+		if (rc) {
+			kc_snap_free(&w->snap[!cur]);
+			break;
+		}
 		iv.n++;
 		iv.seconds = (double)(now - before) / NS_PER_S;
 		iv.reset = kc_snap_delta(&w->snap[!cur], &w->snap[cur], &w->delta);
 		if (w->json)
-			print_json(&w->delta, &iv);
+			print_json(&w->delta, &iv, &ls);
 		else
-			print_text(&w->delta, &iv);
+			print_text(&w->delta, &iv, &ls);
+		kc_live_free(&ls);
 		fflush(stdout);
 		kc_snap_free(&w->snap[cur]);
 		cur = !cur;
