@@ -65,7 +65,7 @@ check "every file tried ($n)" [ "$n" -ge 20 ]
 # the parameters that stand in for the controls under lockdown are root's too
 for f in filter enable reset; do refused write "/sys/module/kvmchurn/parameters/$f"; done
 for c in show summary watch check probes filter "filter firecracker" reset enable disable \
-	"snapshot -o /tmp/kc.snap" dump "export --prometheus"; do
+	"snapshot -o /tmp/kc.snap" dump "export --prometheus" "vms --live"; do
 	# shellcheck disable=SC2086 # $c holds the command and its arguments
 	as_user timeout "$KC_WAIT" kvmchurn $c >/tmp/kc.out 2>&1
 	rc=$?
