@@ -311,14 +311,28 @@ static inline unsigned long kc_fprobe_missed(const struct kc_fprobe *f)
 /*
  * Another task's kernel stack, for a stall's report: stack_trace_save_tsk()
  * is exported to modules from 6.7 (for bcachefs). Before, -EOPNOTSUPP, and
- * the report names /proc/<pid>/stack, which has it.
+ * the report names /proc/<pid>/stack, which has it. As get_wchan() does, a
+ * task is walked only while it is blocked and its pi_lock keeps it so: a
+ * running task's stack is garbage, and unwinding it through a kretprobe's
+ * trampoline warns (rethook_find_ret_addr()). 0 frames: it was running.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0) && IS_ENABLED(CONFIG_STACKTRACE)
 #include <linux/stacktrace.h>
 static inline int kc_task_stack(struct task_struct *t, unsigned long *store,
 				unsigned int size)
 {
-	return stack_trace_save_tsk(t, store, size, 0);
+	unsigned long flags;
+	unsigned int state;
+	int n = 0;
+
+	raw_spin_lock_irqsave(&t->pi_lock, flags);
+	state = READ_ONCE(t->__state);
+	smp_rmb(); /* as try_to_wake_up() orders __state and on_rq */
+	if (state != TASK_RUNNING && state != TASK_WAKING &&
+	    !READ_ONCE(t->on_rq))
+		n = stack_trace_save_tsk(t, store, size, 0);
+	raw_spin_unlock_irqrestore(&t->pi_lock, flags);
+	return n;
 }
 #else
 static inline int kc_task_stack(struct task_struct *t, unsigned long *store,

@@ -48,7 +48,8 @@
  * reaped it); since is CLOCK_REALTIME as created is; age in the unit.
  * stack: "kernel" and the frames the module took, innermost first; "proc"
  * where the kernel lets no module take another task's stack (before 6.7):
- * /proc/<task>/stack has it; "none": the task has no stack to take.
+ * /proc/<task>/stack has it; "none": the task was running when the read
+ * came (a blocked task's stack alone is taken), or is gone.
  */
 #define KC_VMS_LIVE_FIELDS	"live-fields"
 #define KC_VMS_LIVE		"live"
@@ -314,7 +315,7 @@ static inline void kc_stack_render(const struct kc_stall_out *out,
 	if (!st || st->source == KC_STACK_NONE ||
 	    (st->source == KC_STACK_KERNEL && !st->nr)) {
 		snprintf(line, sizeof(line),
-			 "stack of task %d: none (it is not in the kernel)",
+			 "stack of task %d: none (it was running, or is gone)",
 			 v->task);
 		out->emit(out->ctx, KC_LINE_UNDER, line);
 		return;

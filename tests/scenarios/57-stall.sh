@@ -126,13 +126,15 @@ kvmchurn check >$W/check
 is "check exits 1 in a stall" $? 1
 sed 's/^/# /' $W/check
 check "check: WARN $N VMs in exit_mmap" grep -q "^WARN stalls: $N VMs in exit_mmap for stall_ms=$STALL or longer, the oldest for " $W/check
-check "check: the held task's stack is in exit_mmap()" stack_has exit_mmap exit_mmap
 cat "$D/checks" >$W/checks
 check "checks: WARN $N VMs in exit_mmap" grep -q "^WARN stalls: $N VMs in exit_mmap for stall_ms=$STALL or longer" $W/checks
 if kc_kernel_from 6 7; then
+	check "check: the held task's stack is in exit_mmap()" stack_has exit_mmap exit_mmap
 	check "checks: the module took the held task's stack" sh -c "grep -A 20 '^WARN stalls: $N VMs in exit_mmap' $W/checks | grep -q '^       exit_mmap+'"
 else
-	check "checks: before 6.7 the stack is /proc's" grep -q '^     stack of task [0-9]*: /proc/[0-9]*/stack has it' $W/checks
+	for f in $W/check $W/checks; do
+		check "${f##*/}: before 6.7 the stack is /proc's" grep -q '^     stack of task [0-9]*: /proc/[0-9]*/stack has it' "$f"
+	done
 fi
 kvmchurn export >$W/prom
 check "export: kvmchurn_stalled_vms $N" grep -q "^kvmchurn_stalled_vms $N\$" $W/prom
@@ -165,7 +167,9 @@ is "check exits 1" $? 1
 sed 's/^/# /' $W/check
 check "check: WARN $N VMs in mmu_notifier_unregister, one cause" grep -q "^WARN stalls: $N VMs in mmu_notifier_unregister for stall_ms=$STALL or longer" $W/check
 check "check: still WARN $N VMs in exit_mmap" grep -q "^WARN stalls: $N VMs in exit_mmap " $W/check
-check "check: the waiting destroy's stack is in synchronize_srcu()" stack_has mmu_notifier_unregister synchronize_srcu
+if kc_kernel_from 6 7; then
+	check "check: the waiting destroy's stack is in synchronize_srcu()" stack_has mmu_notifier_unregister synchronize_srcu
+fi
 check "check: the waiting destroy's stage, nested" grep -q ' kvm_destroy_vm > mmu_notifier_unregister for ' $W/check
 cat "$D/checks" >$W/checks
 check "checks: WARN $N VMs in mmu_notifier_unregister" grep -q "^WARN stalls: $N VMs in mmu_notifier_unregister " $W/checks

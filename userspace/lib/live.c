@@ -2,15 +2,14 @@
 /*
  * The live view as the client reads it: the live records of the module's
  * vms file (kvmchurn_live.h has their format and the rules of a stall),
- * and the stacks of the stalled tasks, from the file or, where the module
- * could not take them, from /proc.
+ * and the stacks of the stalled tasks that the module took. The client
+ * does not read /proc/<task>/stack itself where the module could not take
+ * one: a task that wakes meanwhile is unwound running, through a
+ * kretprobe's trampoline, which warns in the kernel (seen on 6.1).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/magic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "debugfs.h"
@@ -222,49 +221,6 @@ int kc_live_parse(const char *cmd, const char *name, char *text,
 	return 0;
 }
 
-/* The folder is the module's own: on debugfs, its tasks this host's. */
-static bool on_debugfs(const char *dir)
-{
-	struct statfs fs;
-
-	return !statfs(dir, &fs) && fs.f_type == DEBUGFS_MAGIC;
-}
-
-/*
- * /proc/<task>/stack, as the module would have taken it: "[<0>] " before
- * each frame is dropped. Left as it was if it cannot be read.
- */
-static void proc_stack(pid_t task, struct kc_live_stack *st)
-{
-	char path[64], *text, *line, *next;
-	size_t len;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stack", task);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (kc_read_fd(fd, &text, &len)) {
-		close(fd);
-		return;
-	}
-	close(fd);
-	st->nr = 0;
-	st->source = KC_STACK_KERNEL;
-	for (line = text; *line && st->nr < KC_STACK_DEPTH; line = next) {
-		char *frame = strstr(line, "] ");
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		else
-			next = line + strlen(line);
-		snprintf(st->frame[st->nr++], KC_FRAME_LEN, "%s",
-			 frame ? frame + 2 : line);
-	}
-	free(text);
-}
-
 int kc_live_read(const char *cmd, const struct kc_global *g,
 		 struct kc_live_set *ls)
 {
@@ -289,12 +245,7 @@ int kc_live_read(const char *cmd, const struct kc_global *g,
 		free(text);
 	}
 	free(path);
-	if (rc || !on_debugfs(g->dir))
-		return rc;
-	for (size_t i = 0; i < ls->n; i++)
-		if (ls->stack[i] && ls->stack[i]->source == KC_STACK_PROC)
-			proc_stack(ls->v[i].task, ls->stack[i]);
-	return KC_EXIT_OK;
+	return rc;
 }
 
 void kc_live_free(struct kc_live_set *ls)

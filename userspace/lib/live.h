@@ -32,9 +32,7 @@ struct kc_live_set {
 /*
  * The vms file of the folder @g->dir, its live records: KC_EXIT_OK (with
  * ls->known false if the folder has no vms file, or one of a module before
- * the live view), or KC_EXIT_CANNOT_START after a message. A stack the
- * module could not take ("proc") is read from /proc/<task>/stack when the
- * folder is the module's own, on debugfs.
+ * the live view), or KC_EXIT_CANNOT_START after a message.
  */
 int kc_live_read(const char *cmd, const struct kc_global *g,
 		 struct kc_live_set *ls);
