@@ -237,9 +237,13 @@ echo "# reads of vms and checks: $(cat $W/hammered.1) and $(cat $W/hammered.2)"
 check "rmmod kvmchurn" rmmod kvmchurn
 
 # the stall module's bound: 64 holds a load (the N above count), the 65th refused (a
-# process alive meanwhile, held over and over; released before it ends)
-sleep 3600 &
+# process alive meanwhile, held over and over; released before it ends). It is held once
+# its exec is done (its ready file): a hold of the mm an exec is dropping would make the
+# writer put it last, and wait at the closed gate itself.
+/kvmchurn/bin/kvmhold $W/ready.bound &
 sl=$!
+bound_ready() { [ -e $W/ready.bound ]; }
+wait_for "$KC_WAIT" bound_ready || bail_out "a kvmhold ready for the bound"
 n=$N
 while [ $n -lt 64 ] && echo $sl >$S/hold; do n=$((n + 1)); done
 is "holds taken up to the bound" $n 64
