@@ -141,21 +141,6 @@ static int parse_stage(const char *f, unsigned long long *count,
 	return errno || end == f || *end ? -1 : 0;
 }
 
-/* Splits @line at tabs into @f (at most @max); returns how many. */
-static size_t split(char *line, char **f, size_t max)
-{
-	size_t n = 0;
-
-	while (n < max) {
-		f[n++] = line;
-		line = strchr(line, '\t');
-		if (!line)
-			break;
-		*line++ = '\0';
-	}
-	return n;
-}
-
 /* A number of the td record: all digits. */
 static int td_number(const char *f, unsigned long long *v)
 {
@@ -235,7 +220,7 @@ static int parse(const char *path, char *text, const char *list,
 				return bad(path, nr, "not a kvmchurn-vms " KC_STR(KC_VMS_VERSION) " file");
 			continue;
 		}
-		n = split(line, f, ARRAY_SIZE(f));
+		n = kc_split_tabs(line, f, ARRAY_SIZE(f));
 		if (!strcmp(f[0], KC_VMS_UNIT) && n >= 2) {
 			snprintf(v->unit, sizeof(v->unit), "%s", f[1]);
 		} else if (!strcmp(f[0], KC_VMS_PARAMS) && n >= 4) {

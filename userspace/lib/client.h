@@ -97,6 +97,11 @@ bool kc_parse_ulong(const char *s, unsigned long min, unsigned long max,
 
 /* util.c */
 uint64_t kc_now_ns(void);		/* CLOCK_MONOTONIC */
+/*
+ * Splits @line at tabs, in place, into @f (at most @max fields: the last
+ * keeps the rest); returns how many. The records of the module's files.
+ */
+size_t kc_split_tabs(char *line, char **f, size_t max);
 /* Colour on stdout: a terminal, NO_COLOR unset or empty, TERM not dumb. */
 bool kc_colour(void);
 /* The whole of @fd into a malloc()ed buffer; -1 and errno. */

@@ -22,20 +22,6 @@ static const char *const live_fields[] = {
 	"tgid", "comm", "created", "window", "stage", "task", "since", "age",
 };
 
-static size_t split(char *line, char **f, size_t max)
-{
-	size_t n = 0;
-
-	while (n < max) {
-		f[n++] = line;
-		line = strchr(line, '\t');
-		if (!line)
-			break;
-		*line++ = '\0';
-	}
-	return n;
-}
-
 static bool number(const char *s, unsigned long long *v)
 {
 	char *end;
@@ -175,7 +161,7 @@ int kc_live_parse(const char *cmd, const char *name, char *text,
 				return bad(cmd, name, nr, "not a vms file");
 			continue;
 		}
-		n = split(line, f, ARRAY_SIZE(f));
+		n = kc_split_tabs(line, f, ARRAY_SIZE(f));
 		if (!strcmp(f[0], KC_VMS_UNIT) && n >= 2) {
 			snprintf(ls->unit, sizeof(ls->unit), "%s", f[1]);
 			ls->unit_ns = kc_unit_ns(f[1]);

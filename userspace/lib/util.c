@@ -140,3 +140,17 @@ int kc_write_output(const char *cmd, const char *path,
 	kc_err(cmd, "writing %s: %s", path, strerror(errno));
 	return KC_EXIT_CANNOT_START;
 }
+
+size_t kc_split_tabs(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max) {
+		f[n++] = line;
+		line = strchr(line, '\t');
+		if (!line)
+			break;
+		*line++ = '\0';
+	}
+	return n;
+}
