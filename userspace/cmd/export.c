@@ -147,7 +147,6 @@ static void print_live(FILE *f, const struct kc_live_set *ls)
 {
 	__u64 oldest[KC_NR_METRICS] = { 0 };
 	bool in[KC_NR_METRICS] = { false };
-	double unit_s = (double)ls->unit_ns / 1e9;
 
 	kc_prom_family(f, "kvmchurn_live_vms", "gauge",
 		       "VMs of traced processes created and not yet reaped.");
@@ -177,7 +176,8 @@ static void print_live(FILE *f, const struct kc_live_set *ls)
 		fprintf(f, "kvmchurn_inflight_oldest_seconds{");
 		kc_prom_label(f, "stage", kc_metric_name(m), true);
 		fprintf(f, "} ");
-		kc_prom_float(f, (double)oldest[m] * unit_s);
+		/* a division: ns over 1e9 reads back exactly, times 1e-9 may not */
+		kc_prom_float(f, (double)(oldest[m] * ls->unit_ns) / 1e9);
 		fputc('\n', f);
 	}
 }
