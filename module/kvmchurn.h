@@ -468,6 +468,7 @@ struct kc_read {
 	struct seq_file *m;
 	struct kc_live *live;
 	struct kc_stall_group stalls[KC_STALL_GROUPS];
+	struct kc_stall_buf text;
 	struct kc_live_stack stack;
 	unsigned long entries[KC_STACK_DEPTH];
 };

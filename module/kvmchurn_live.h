@@ -33,7 +33,8 @@
 #define KC_STALL_SHOWN		8	/* VMs listed under a stall group */
 #define KC_STACK_DEPTH		16	/* frames of a stalled task's stack */
 #define KC_FRAME_LEN		96	/* "func+0x1c/0x40 [module]" */
-#define KC_LIVE_LINE		256
+#define KC_LIVE_STAGE		128	/* 4 names of at most 23, " > " between */
+#define KC_LIVE_LINE		512	/* a VM's line, a stage and its times */
 
 /*
  * The `vms` file's live records (Documentation/ABI.rst): after the
@@ -298,39 +299,49 @@ static inline unsigned int kc_stalled_count(const struct kc_stall_group *g,
  */
 #define KC_LINE_UNDER	3	/* not an enum kc_verdict */
 
+/* Where the lines are made: the caller's, too big for a kernel stack. */
+struct kc_stall_buf {
+	char line[KC_LIVE_LINE];
+	char stage[KC_LIVE_STAGE];
+	char age[32];
+	char since[96];
+};
+
 struct kc_stall_out {
 	void (*emit)(void *ctx, unsigned int verdict, const char *text);
 	const struct kc_live_stack *(*stack)(void *ctx,
 					     const struct kc_live *v);
 	void *ctx;
+	struct kc_stall_buf *buf;
 };
 
 static inline void kc_stack_render(const struct kc_stall_out *out,
 				   const struct kc_live *v,
 				   const struct kc_live_stack *st)
 {
-	char line[KC_LIVE_LINE];
+	char *line = out->buf->line;
+	size_t len = sizeof(out->buf->line);
 	unsigned int i;
 
 	if (!st || st->source == KC_STACK_NONE ||
 	    (st->source == KC_STACK_KERNEL && !st->nr)) {
-		snprintf(line, sizeof(line),
+		snprintf(line, len,
 			 "stack of task %d: none (it was running, or is gone)",
 			 v->task);
 		out->emit(out->ctx, KC_LINE_UNDER, line);
 		return;
 	}
 	if (st->source == KC_STACK_PROC) {
-		snprintf(line, sizeof(line),
+		snprintf(line, len,
 			 "stack of task %d: /proc/%d/stack has it (a module can take it from 6.7)",
 			 v->task, v->task);
 		out->emit(out->ctx, KC_LINE_UNDER, line);
 		return;
 	}
-	snprintf(line, sizeof(line), "stack of task %d:", v->task);
+	snprintf(line, len, "stack of task %d:", v->task);
 	out->emit(out->ctx, KC_LINE_UNDER, line);
 	for (i = 0; i < st->nr && i < KC_STACK_DEPTH; i++) {
-		snprintf(line, sizeof(line), "  %s", st->frame[i]);
+		snprintf(line, len, "  %s", st->frame[i]);
 		out->emit(out->ctx, KC_LINE_UNDER, line);
 	}
 }
@@ -341,11 +352,12 @@ static inline void kc_stalls_render(const struct kc_live *v, unsigned int n,
 				    __u64 unit_ns,
 				    const struct kc_stall_out *out)
 {
-	char line[KC_LIVE_LINE], stage[KC_LIVE_LINE], age[32], since[96];
+	char *line = out->buf->line, *stage = out->buf->stage;
+	char *age = out->buf->age, *since = out->buf->since;
 	unsigned int i, k;
 
 	if (!ng) {
-		snprintf(line, sizeof(line),
+		snprintf(line, sizeof(out->buf->line),
 			 "stalls: none of %u live VMs in one stage for stall_ms=%llu or longer",
 			 n, (unsigned long long)stall_ms);
 		out->emit(out->ctx, KC_VERDICT_OK, line);
@@ -354,8 +366,8 @@ static inline void kc_stalls_render(const struct kc_live *v, unsigned int n,
 	for (i = 0; i < ng; i++) {
 		const struct kc_live *old = &v[g[i].top[0]];
 
-		kc_age_text(age, sizeof(age), old->age, unit_ns);
-		snprintf(line, sizeof(line),
+		kc_age_text(age, sizeof(out->buf->age), old->age, unit_ns);
+		snprintf(line, sizeof(out->buf->line),
 			 "stalls: %u VM%s in %s for stall_ms=%llu or longer, the oldest for %s",
 			 g[i].n, g[i].n == 1 ? "" : "s",
 			 kc_metric_name(g[i].cause),
@@ -364,16 +376,16 @@ static inline void kc_stalls_render(const struct kc_live *v, unsigned int n,
 		for (k = 0; k < g[i].shown; k++) {
 			const struct kc_live *x = &v[g[i].top[k]];
 
-			kc_live_stage_text(stage, sizeof(stage), x, " > ");
-			kc_age_text(age, sizeof(age), x->age, unit_ns);
-			kc_utc_text(since, sizeof(since), x->since);
-			snprintf(line, sizeof(line),
+			kc_live_stage_text(stage, sizeof(out->buf->stage), x, " > ");
+			kc_age_text(age, sizeof(out->buf->age), x->age, unit_ns);
+			kc_utc_text(since, sizeof(out->buf->since), x->since);
+			snprintf(line, sizeof(out->buf->line),
 				 "%.15s %d, task %d: %s for %s, since %s",
 				 x->comm, x->tgid, x->task, stage, age, since);
 			out->emit(out->ctx, KC_LINE_UNDER, line);
 		}
 		if (g[i].n > g[i].shown) {
-			snprintf(line, sizeof(line), "and %u more",
+			snprintf(line, sizeof(out->buf->line), "and %u more",
 				 g[i].n - g[i].shown);
 			out->emit(out->ctx, KC_LINE_UNDER, line);
 		}

@@ -268,6 +268,7 @@ static int kc_show_stalls(struct seq_file *m, struct kc_read *rd)
 {
 	const struct kc_stall_out out = {
 		.emit = kc_live_emit, .stack = kc_live_stack, .ctx = rd,
+		.buf = &rd->text,
 	};
 	u64 ms = READ_ONCE(kc_stall_ms);
 	unsigned int ng;
@@ -461,10 +462,10 @@ static void kc_show_live(struct seq_file *m, struct kc_read *rd,
 			 const struct kc_live *v, u64 stall)
 {
 	const struct kc_live_stack *st;
-	char stage[KC_LIVE_LINE];
+	char *stage = rd->text.stage;
 	unsigned int i;
 
-	kc_live_stage_text(stage, sizeof(stage), v, KC_VMS_STAGE_SEP);
+	kc_live_stage_text(stage, sizeof(rd->text.stage), v, KC_VMS_STAGE_SEP);
 	seq_printf(m, KC_VMS_LIVE "\t%d\t%s", v->tgid, v->comm);
 	kc_show_real(m, v->created);
 	seq_printf(m, "\t%s\t%s\t%d", kc_live_window_name(v->window), stage,

@@ -110,7 +110,10 @@ static const struct kc_live_stack *no_stack(void *ctx, const struct kc_live *v)
 static void print_text(const struct kc_snap *d, const struct interval *iv,
 		       const struct kc_live_set *ls)
 {
-	const struct kc_stall_out out = { .emit = stall_line, .stack = no_stack };
+	struct kc_stall_buf buf;
+	const struct kc_stall_out out = {
+		.emit = stall_line, .stack = no_stack, .buf = &buf,
+	};
 
 	printf("%sinterval %lu: %.2f s%s%s\n", kc_style(KC_BOLD), iv->n, iv->seconds,
 	       iv->reset ? ", counted from a reset during it" : "", kc_style(KC_OFF));

@@ -269,8 +269,10 @@ static const struct kc_live_stack *stack_of(void *ctx, const struct kc_live *v)
 
 void kc_live_print_stalls(const struct kc_live_set *ls)
 {
+	struct kc_stall_buf buf;
 	const struct kc_stall_out out = {
 		.emit = print_line, .stack = stack_of, .ctx = (void *)ls,
+		.buf = &buf,
 	};
 
 	kc_stalls_render(ls->v, (unsigned int)ls->n, ls->groups, ls->ngroups,
