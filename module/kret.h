@@ -115,6 +115,13 @@ static inline void kc_for_vm(struct kc_kret_data *d, const void *kvm)
 }
 
 /*
+ * A followed call starts (probes.c): its start time, its VM, its flight.
+ * Out of line, so that the entries of the calls that are not followed (an
+ * unmatched exit's) save no register for it. Returns 0.
+ */
+int kc_kret_start(struct kc_kret_data *d);
+
+/*
  * A call's entry: counted, then @want decides whether it is timed (0) or let
  * go (1). Inlined into each entry handler, so that a constant @want is a
  * direct call. d->vm is read only where a hook set it; by default the
@@ -132,12 +139,7 @@ static __always_inline int kc_kret_enter(struct kc_kret *k,
 	d->live = 0;
 	if (!want(k, d, regs))
 		return 1;
-	d->start = kc_now();
-	if (d->vm_by == KC_VM_BY_TGID)
-		d->vm = current->tgid;
-	if (d->live)
-		kc_vm_fly(d->vm_by, d->vm, d->live - 1, d->start, true);
-	return 0;
+	return kc_kret_start(d);
 }
 
 /*

@@ -41,6 +41,18 @@ static const char *kc_home_module(enum kc_home home)
 /* One a row of KC_KRETPROBES, filled from the table by kc_krets_init(). */
 struct kc_kret kc_krets[KC_NR_KRETPROBES];
 
+int kc_kret_start(struct kc_kret_data *d)
+{
+	d->start = kc_now();
+	if (d->vm_by == KC_VM_BY_TGID)
+		d->vm = current->tgid;
+	if (d->live)
+		kc_vm_fly(d->vm_by, d->vm, d->live - 1, d->start, true);
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kc_kret_start);
+
 /* The generic entry, for a probe whose hooks give no entry of their own. */
 static int kc_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
