@@ -170,7 +170,10 @@ check "check: still WARN $N VMs in exit_mmap" grep -q "^WARN stalls: $N VMs in e
 if kc_kernel_from 6 7; then
 	check "check: the waiting destroy's stack is in synchronize_srcu()" stack_has mmu_notifier_unregister synchronize_srcu
 fi
-check "check: the waiting destroy's stage, nested" grep -q ' kvm_destroy_vm > mmu_notifier_unregister for ' $W/check
+# kvm_destroy_vm is inlined in some kernels (the debug one): then its probe is absent
+destroy=$(state kvm_destroy_vm)
+if [ "$destroy" = attached ]; then nested=' kvm_destroy_vm > mmu_notifier_unregister for '; else nested=': kvm_vm_release > mmu_notifier_unregister for '; fi
+check "check: the waiting destroy's stage, nested (kvm_destroy_vm $destroy)" grep -q "$nested" $W/check
 cat "$D/checks" >$W/checks
 check "checks: WARN $N VMs in mmu_notifier_unregister" grep -q "^WARN stalls: $N VMs in mmu_notifier_unregister " $W/checks
 kvmchurn export >$W/prom
@@ -211,7 +214,9 @@ all=$((2 * N + 1))
 wait_for "$KC_WAIT" counter_is reap "$all" || not_ok "reaps: $(raw_field counter reap 3), want $all"
 is "VMs made" $(($(raw_field hist kvm_create_vm 3) - raw0)) $all
 for m in exit_mmap kvm_destroy_vm mmu_notifier_unregister exit_to_reap; do
-	is "$m: one a VM" "$(raw_field hist $m 3)" $all
+	want=$all
+	[ $m != kvm_destroy_vm ] || [ "$destroy" = attached ] || want=0
+	is "$m: one a VM" "$(raw_field hist $m 3)" $want
 done
 is "exits" "$(raw_field counter exit 3)" $all
 check "exit_mmap's longest sample is the hold" test "$(raw_field hist exit_mmap 5)" -ge $((STALL * 1000))
