@@ -81,6 +81,7 @@ static inline u64 kc_since(u64 start)
 
 /* Converts a kc_now() interval to the unit chosen at load time. */
 u64 kc_to_unit(u64 ns);
+u64 kc_unit_nsec(void);		/* nanoseconds in the unit */
 const char *kc_unit_name(void);
 
 /* kc_now() in the module's unit: the clock of the partitions. */

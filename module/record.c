@@ -19,6 +19,11 @@ u64 kc_to_unit(u64 ns)
 	return kc_unit_ns ? ns : div_u64(ns, NSEC_PER_USEC);
 }
 
+u64 kc_unit_nsec(void)
+{
+	return kc_unit_ns ? 1 : NSEC_PER_USEC;
+}
+
 const char *kc_unit_name(void)
 {
 	return kc_unit_ns ? "ns" : "us";

@@ -172,12 +172,6 @@ int kc_show_memory(struct seq_file *m, struct kc_read *rd)
 	return 0;
 }
 
-/* Nanoseconds in the module's unit. */
-static u64 kc_unit_nsec(void)
-{
-	return kc_unit_ns ? 1 : NSEC_PER_USEC;
-}
-
 /* A line of the stalls' text: under a verdict's, indented as its text. */
 static void kc_seq_verdict(void *ctx, unsigned int verdict, const char *text)
 {

@@ -178,6 +178,16 @@ static void kc_unlink_tgid(int i)
 	WRITE_ONCE(*th, kc_tgid_head(first));
 }
 
+/* Slot @s's calls in flight that were named @by end. */
+static void kc_fly_end(struct kc_vm_slot *s, enum kc_vm_by by)
+{
+	unsigned int f;
+
+	for (f = 0; f < KC_VM_FLY; f++)
+		if (s->fly[f].by == by)
+			s->fly[f].metric = KC_NR_METRICS;
+}
+
 /*
  * Slot @i can no longer be found by its struct kvm *: the VM was freed and
  * the address is another's now. Its stages by process are still to come.
@@ -185,8 +195,6 @@ static void kc_unlink_tgid(int i)
 static void kc_unlink_kvm(int i)
 {
 	struct kc_vm_slot *s = &kc_slots[i];
-
-	unsigned int f;
 
 	if (!s->by_kvm)
 		return;
@@ -197,9 +205,7 @@ static void kc_unlink_kvm(int i)
 	 * Its calls named by the struct kvm return into another's record, if
 	 * any, now: they end here.
 	 */
-	for (f = 0; f < KC_VM_FLY; f++)
-		if (s->fly[f].by == KC_VM_BY_KVM)
-			s->fly[f].metric = KC_NR_METRICS;
+	kc_fly_end(s, KC_VM_BY_KVM);
 }
 
 /* Slot @s's start-up ends without the VM ready: no partition. */
@@ -451,12 +457,6 @@ void kc_vm_fly(enum kc_vm_by by, u64 id, unsigned int m, u64 since,
 	raw_spin_unlock_irqrestore(&kc_vms_lock, flags);
 }
 
-/* A time in the module's unit, in ns. */
-static u64 kc_unit_to_ns(u64 v)
-{
-	return kc_unit_ns ? v : v * NSEC_PER_USEC;
-}
-
 /*
  * Slot @s's calls in flight: the task whose innermost call began first
  * (the longest in one stage), and its calls, outermost first, into @v;
@@ -504,6 +504,7 @@ static bool kc_live_calls(const struct kc_vm_slot *s, struct kc_live *v,
 static void kc_slot_live(const struct kc_vm_slot *s, u64 now, u64 real,
 			 struct kc_live *v)
 {
+	const struct kc_part *p = NULL;
 	u64 since, age = 0;
 	unsigned int h;
 
@@ -515,18 +516,21 @@ static void kc_slot_live(const struct kc_vm_slot *s, u64 now, u64 real,
 		    s->st.flags & KC_PART_OPEN ? KC_LIVE_STARTUP :
 		    s->vm.flags & KC_VM_DESTROYED ? KC_LIVE_DESTROYED :
 		    KC_LIVE_RUN;
-	if (kc_live_calls(s, v, &since)) {
+	if (kc_live_calls(s, v, &since))
 		age = kc_between(since, now);
-	} else if (v->window == KC_LIVE_TEARDOWN) {
-		h = kc_part_holding(&s->td, &since);
-		v->stage[v->depth++] = KC_TD_METRIC(h);
+	else if (v->window == KC_LIVE_TEARDOWN)
+		p = &s->td;
+	else if (v->window == KC_LIVE_STARTUP)
+		p = &s->st;
+	if (p) {
+		h = kc_part_holding(p, &since);
+		/* a start-up's time that no timed call holds is the VMM's own */
+		if (p == &s->st && h >= KC_ST_NR_INTERVALS)
+			return;
+		v->stage[v->depth++] = p == &s->td ? KC_TD_METRIC(h) :
+						     KC_ST_METRIC(h);
 		v->task = s->vm.tgid;
-		age = kc_unit_to_ns(kc_between(since, kc_to_unit(now)));
-	} else if (v->window == KC_LIVE_STARTUP &&
-		   kc_part_holding(&s->st, &since) < KC_ST_NR_INTERVALS) {
-		v->stage[v->depth++] = KC_ST_METRIC(s->st.holder);
-		v->task = s->vm.tgid;
-		age = kc_unit_to_ns(kc_between(since, kc_to_unit(now)));
+		age = kc_between(since, kc_to_unit(now)) * kc_unit_nsec();
 	}
 	if (!v->depth)
 		return;
@@ -634,13 +638,8 @@ void kc_vm_created(pid_t tgid, bool ok)
 	raw_spin_lock_irqsave(&kc_vms_lock, flags);
 	i = kc_creating_of(tgid);
 	if (i != KC_NONE && ok) {
-		struct kc_vm_slot *s = &kc_slots[i];
-		unsigned int f;
-
-		s->vm.flags &= ~KC_VM_CREATING;
-		for (f = 0; f < KC_VM_FLY; f++)
-			if (s->fly[f].by == KC_VM_BY_CREATING)
-				s->fly[f].metric = KC_NR_METRICS;
+		kc_slots[i].vm.flags &= ~KC_VM_CREATING;
+		kc_fly_end(&kc_slots[i], KC_VM_BY_CREATING);
 	} else if (i != KC_NONE) {
 		kc_slot_free(i);
 	}
