@@ -10,6 +10,7 @@
 
 #include "driver.h"
 #include "lib/json.h"
+#include "lib/vms.h"
 #include "vms_live.h"
 
 const char vms_usage[] =
@@ -83,307 +84,15 @@ static const struct kc_opt options[] = {
 	{ 0, 0, NULL, false },
 };
 
-/* A VM's start-up, partitioned: the st record after its vm record. */
-struct vm_st {
-	bool valid;
-	unsigned long long first[KC_NR_ST_PARTS];	/* 1 + offset; 0: none */
-};
-
-/* A VM's teardown, partitioned: the record after its vm record. */
-struct vm_td {
-	bool valid;
-	char began[32];
-	char by[8];			/* vm, vcpu, other, - */
-	unsigned long long notified, reaped;	/* 1 + offset; 0: not seen */
-	unsigned long long first[KC_NR_TD_PARTS];	/* 1 + offset; 0: none */
-	unsigned long long before[KC_NR_TD_PARTS];	/* before the exit */
-};
-
-struct vm_row {
-	unsigned long tgid;
-	char comm[KC_COMM_LEN];
-	char created[32];		/* "1764672000.123456789" */
-	unsigned long long count[KC_NR_METRICS], sum[KC_NR_METRICS];
-	struct vm_st st;
-	struct vm_td td;
-};
-
-struct vms_file {
-	char unit[8];
-	unsigned long long params[3], stats[4];
-	int col[KC_NR_METRICS + 16];	/* field -> metric, or -1 */
-	size_t ncols;
-	int tdcol[KC_NR_TD_PARTS + 16];	/* td field -> part, or -1 */
-	size_t ntdcols;
-	int stcol[KC_NR_ST_PARTS + 16];	/* st field -> part, or -1 */
-	size_t nstcols;
-	bool last_taken;		/* the previous vm record was kept */
-	struct vm_row *rows;
-	size_t n, cap;
-};
-
-/* One stage field: "-" or "<count>:<sum>". */
-static int parse_stage(const char *f, unsigned long long *count,
-		       unsigned long long *sum)
-{
-	char *end;
-
-	if (!strcmp(f, KC_VMS_ABSENT)) {
-		*count = *sum = 0;
-		return 0;
-	}
-	errno = 0;
-	*count = strtoull(f, &end, 10);
-	if (errno || end == f || *end != ':' || !*count)
-		return -1;
-	f = end + 1;
-	*sum = strtoull(f, &end, 10);
-	return errno || end == f || *end ? -1 : 0;
-}
-
-/* A number of the td record: all digits. */
-static int td_number(const char *f, unsigned long long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(f, &end, 10);
-	return errno || end == f || (*end && *end != ':') ? -1 : 0;
-}
-
-/* The td record after a kept vm record: its teardown's places. */
-static int parse_td(char **f, size_t n, const struct vms_file *v,
-		    struct vm_td *td)
-{
-	snprintf(td->began, sizeof(td->began), "%s", f[1]);
-	snprintf(td->by, sizeof(td->by), "%s", f[2]);
-	if (td_number(f[3], &td->notified) || td_number(f[4], &td->reaped))
-		return -1;
-	for (size_t i = 5; i < n; i++) {
-		const char *colon = strchr(f[i], ':');
-		unsigned long long first, before;
-		int part = v->tdcol[i];
-
-		if (!colon || td_number(f[i], &first) ||
-		    td_number(colon + 1, &before))
-			return -1;
-		if (part >= 0) {
-			td->first[part] = first;
-			td->before[part] = before;
-		}
-	}
-	td->valid = true;
-	return 0;
-}
-
-/* The st record after a kept vm record: its start-up's parts' places. */
-static int parse_st(char **f, size_t n, const struct vms_file *v,
-		    struct vm_st *st)
-{
-	for (size_t i = 1; i < n; i++) {
-		unsigned long long first;
-		char *end;
-
-		errno = 0;
-		first = strtoull(f[i], &end, 10);
-		if (errno || end == f[i] || *end)
-			return -1;
-		if (v->stcol[i] >= 0)
-			st->first[v->stcol[i]] = first;
-	}
-	st->valid = true;
-	return 0;
-}
-
-static int bad(const char *path, unsigned long nr, const char *what)
-{
-	kc_err("vms", "%s, line %lu: %s: is the module of the same version as the client?",
-	       path, nr, what);
-	return -1;
-}
-
-static int parse(const char *path, char *text, const char *list,
-		 struct vms_file *v)
-{
-	char *line, *next, *f[KC_VMS_VM_HEAD + KC_NR_METRICS + 16];
-	bool have_fields = false;
-	unsigned long nr = 0;
-	size_t n;
-
-	for (line = text; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		nr++;
-		if (nr == 1) {
-			if (strcmp(line, KC_VMS_MAGIC " " KC_STR(KC_VMS_VERSION)))
-				return bad(path, nr, "not a kvmchurn-vms " KC_STR(KC_VMS_VERSION) " file");
-			continue;
-		}
-		n = kc_split_tabs(line, f, ARRAY_SIZE(f));
-		if (!strcmp(f[0], KC_VMS_UNIT) && n >= 2) {
-			snprintf(v->unit, sizeof(v->unit), "%s", f[1]);
-		} else if (!strcmp(f[0], KC_VMS_PARAMS) && n >= 4) {
-			for (size_t i = 0; i < 3; i++)
-				v->params[i] = strtoull(f[i + 1], NULL, 10);
-		} else if (!strcmp(f[0], KC_VMS_STATS) && n >= 5) {
-			for (size_t i = 0; i < 4; i++)
-				v->stats[i] = strtoull(f[i + 1], NULL, 10);
-		} else if (!strcmp(f[0], KC_VMS_FIELDS)) {
-			if (n < KC_VMS_VM_HEAD)
-				return bad(path, nr, "too few fields");
-			if (n > ARRAY_SIZE(v->col))
-				return bad(path, nr, "too many fields");
-			v->ncols = n;
-			for (size_t i = 0; i < n; i++)
-				v->col[i] = i < KC_VMS_VM_HEAD ? -1 : kc_find_metric(f[i]);
-			have_fields = true;
-		} else if (!strcmp(f[0], KC_VMS_TD_FIELDS)) {
-			if (n < 5)
-				return bad(path, nr, "too few td fields");
-			if (n > ARRAY_SIZE(v->tdcol))
-				return bad(path, nr, "too many td fields");
-			v->ntdcols = n;
-			for (size_t i = 0; i < n; i++) {
-				int m = i < 5 ? -1 : kc_find_metric(f[i]);
-
-				v->tdcol[i] = m >= KC_M_TD_DESTROY && m <= KC_M_TD_OTHER ?
-					      (int)KC_TD_PART(m) : -1;
-			}
-		} else if (!strcmp(f[0], KC_VMS_ST_FIELDS)) {
-			if (n > ARRAY_SIZE(v->stcol))
-				return bad(path, nr, "too many st fields");
-			v->nstcols = n;
-			for (size_t i = 0; i < n; i++) {
-				int m = i < 1 ? -1 : kc_find_metric(f[i]);
-
-				v->stcol[i] = m >= KC_M_ST_CREATE && m <= KC_M_ST_OTHER ?
-					      (int)KC_ST_PART(m) : -1;
-			}
-		} else if (!strcmp(f[0], KC_VMS_ST)) {
-			if (!v->nstcols || n != v->nstcols)
-				return bad(path, nr, "an st record unlike the st-fields record");
-			if (v->last_taken && parse_st(f, n, v, &v->rows[v->n - 1].st))
-				return bad(path, nr, "an st record of other than numbers");
-		} else if (!strcmp(f[0], KC_VMS_TD)) {
-			if (!v->ntdcols || n != v->ntdcols)
-				return bad(path, nr, "a td record unlike the td-fields record");
-			if (v->last_taken && parse_td(f, n, v, &v->rows[v->n - 1].td))
-				return bad(path, nr, "a td record of other than numbers and FIRST:BEFORE parts");
-		} else if (!strcmp(f[0], KC_VMS_VM)) {
-			struct vm_row *r;
-
-			if (!have_fields || n != v->ncols)
-				return bad(path, nr, "a vm record unlike the fields record");
-			v->last_taken = false;
-			if (strcmp(f[1], list))
-				continue;
-			if (kc_grow(&v->rows, &v->cap, v->n, sizeof(*v->rows), 64)) {
-				kc_err("vms", "%s", strerror(errno));
-				return -1;
-			}
-			r = &v->rows[v->n];
-			memset(r, 0, sizeof(*r));
-			if (!kc_parse_ulong(f[2], 1, 1UL << 31, &r->tgid))
-				return bad(path, nr, "a tgid that is not a number");
-			snprintf(r->comm, sizeof(r->comm), "%s", f[3]);
-			snprintf(r->created, sizeof(r->created), "%s", f[4]);
-			for (size_t i = KC_VMS_VM_HEAD; i < n; i++) {
-				unsigned long long c, s;
-
-				if (parse_stage(f[i], &c, &s))
-					return bad(path, nr, "a stage that is neither - nor COUNT:SUM");
-				if (v->col[i] >= 0) {
-					r->count[v->col[i]] = c;
-					r->sum[v->col[i]] = s;
-				}
-			}
-			v->n++;
-			v->last_taken = true;
-		}
-	}
-	if (!nr) {
-		kc_err("vms", "%s is empty: not a kvmchurn-vms file", path);
-		return -1;
-	}
-	if (!have_fields)
-		return bad(path, nr, "no fields record");
-	return 0;
-}
-
-/* Whether metric @m is a window that stages fill, not a stage. */
-static bool is_window(int m)
-{
-	return m == KC_M_EXIT_TO_REAP || m == KC_M_EXIT_TO_REAPED ||
-	       m == KC_M_STARTUP || m == KC_M_TEARDOWN;
-}
-
-/* Whether the VM's window @w (enum kc_window) was partitioned. */
-static bool partitioned(const struct vm_row *r, unsigned int w)
-{
-	bool valid = w == KC_WIN_STARTUP ? r->st.valid : r->td.valid;
-	enum kc_metric m = kc_window_desc(w)->metric;
-
-	return valid && m < KC_NR_METRICS && r->count[m];
-}
-
-/* Whether metric @m is a part of window @w: the rows after it, to other. */
-static bool is_part(int m, unsigned int w)
-{
-	return m > (int)kc_window_desc(w)->metric && m <= (int)kc_window_desc(w)->other;
-}
-
-/*
- * The part of window @w that took longest; -1 when it was not
- * partitioned.
- */
-static int largest_part(const struct vm_row *r, unsigned int w)
-{
-	int best = -1;
-
-	for (int m = 0; partitioned(r, w) && m < KC_NR_METRICS; m++)
-		if (is_part(m, w) && (best < 0 || r->sum[m] > r->sum[best]))
-			best = m;
-	return best;
-}
-
-/*
- * The stage that took longest: the teardown's largest part where it was
- * partitioned, else the largest stage, the windows and the start-up's
- * parts apart (they overlap the stages); -1 with none.
- */
-static int largest(const struct vm_row *r)
-{
-	int best = largest_part(r, KC_WIN_TEARDOWN);
-
-	if (best >= 0)
-		return best;
-	for (int m = 0; m < KC_NR_METRICS; m++)
-		if (!is_window(m) && !is_part(m, KC_WIN_STARTUP) && r->count[m] &&
-		    (best < 0 || r->sum[m] > r->sum[best]))
-			best = m;
-	return best;
-}
-
-/* 1 - other / window of window @w, in per mille; -1 without a partition. */
-static int accounted(const struct vm_row *r, unsigned int w)
-{
-	enum kc_metric m = kc_window_desc(w)->metric, o = kc_window_desc(w)->other;
-
-	if (!partitioned(r, w) || m >= KC_NR_METRICS || o >= KC_NR_METRICS)
-		return -1;
-	return (int)kc_accounted_permille(r->sum[m], r->sum[o]);
-}
-
 /* Over the VMs shown with window @w partitioned: how much of it is named. */
-static void accounted_stats(const struct vms_file *v, size_t first,
+static void accounted_stats(const struct kc_vms *v, size_t first,
 			    unsigned int w, struct kc_accounted *a)
 {
 	__u32 count[KC_PERMILLE + 1] = { 0 };
 
 	for (size_t i = first; i < v->n; i++)
-		if (accounted(&v->rows[i], w) >= 0)
-			count[accounted(&v->rows[i], w)]++;
+		if (kc_vm_accounted(&v->vm[i], w) >= 0)
+			count[kc_vm_accounted(&v->vm[i], w)]++;
 	kc_accounted_stats(count, a);
 }
 
@@ -402,7 +111,7 @@ static void local_time(const char *created, char *buf, size_t len)
 		snprintf(buf + strlen(buf), len - strlen(buf), ".%.3s", dot + 1);
 }
 
-static void cell(char *buf, size_t len, const struct vm_row *r, int m)
+static void cell(char *buf, size_t len, const struct kc_vm *r, int m)
 {
 	if (!r->count[m])
 		snprintf(buf, len, KC_VMS_ABSENT);
@@ -418,23 +127,23 @@ static void cell(char *buf, size_t len, const struct vm_row *r, int m)
  * (the create path's for the start-up; the exit path's, but the seed's
  * windows, for the teardown) unless @stages.
  */
-static void columns(const struct vms_file *v, size_t first, bool stages,
+static void columns(const struct kc_vms *v, size_t first, bool stages,
 		    bool *shown)
 {
 	bool parts[KC_NR_WINDOWS] = { false };
 
 	for (size_t i = first; i < v->n; i++) {
 		for (unsigned int w = 0; w < KC_NR_WINDOWS; w++)
-			parts[w] |= partitioned(&v->rows[i], w);
+			parts[w] |= kc_vm_partitioned(&v->vm[i], w);
 		for (int m = 0; m < KC_NR_METRICS; m++)
-			shown[m] |= v->rows[i].count[m] > 0;
+			shown[m] |= v->vm[i].count[m] > 0;
 	}
 	for (int m = 0; !stages && m < KC_NR_METRICS; m++) {
 		enum kc_group g = kc_metric_desc(m)->group;
 
 		if (parts[KC_WIN_STARTUP] && g == KC_G_CREATE)
 			shown[m] = false;
-		if (parts[KC_WIN_TEARDOWN] && g == KC_G_EXIT && !is_window(m) &&
+		if (parts[KC_WIN_TEARDOWN] && g == KC_G_EXIT && !kc_vm_is_window(m) &&
 		    m != KC_M_SIGNAL_TO_EXIT)
 			shown[m] = false;
 	}
@@ -446,7 +155,7 @@ static const char *const acc_head[KC_NR_WINDOWS] = {
 	[KC_WIN_TEARDOWN] = "td_acc",
 };
 
-static void print_text(const struct vms_file *v, size_t first, bool slowest,
+static void print_text(const struct kc_vms *v, size_t first, bool slowest,
 		       bool stages)
 {
 	bool shown[KC_NR_METRICS] = { false }, acc[KC_NR_WINDOWS];
@@ -462,7 +171,7 @@ static void print_text(const struct vms_file *v, size_t first, bool slowest,
 	for (int m = 0; m < KC_NR_METRICS; m++) {
 		width[m] = (int)strlen(kc_metric_desc(m)->label);
 		for (size_t i = first; i < v->n; i++) {
-			cell(buf, sizeof(buf), &v->rows[i], m);
+			cell(buf, sizeof(buf), &v->vm[i], m);
 			if ((int)strlen(buf) + 1 > width[m])
 				width[m] = (int)strlen(buf) + 1;
 		}
@@ -479,8 +188,8 @@ static void print_text(const struct vms_file *v, size_t first, bool slowest,
 			printf(" %7s", acc_head[w]);
 	printf("%s\n", kc_style(KC_OFF));
 	for (size_t i = first; i < v->n; i++) {
-		const struct vm_row *r = &v->rows[i];
-		int big = largest(r), st_big = largest_part(r, KC_WIN_STARTUP);
+		const struct kc_vm *r = &v->vm[i];
+		int big = kc_vm_largest(r), st_big = kc_vm_largest_part(r, KC_WIN_STARTUP);
 
 		local_time(r->created, buf, sizeof(buf));
 		printf("%7lu %-15s %-12s", r->tgid, r->comm, buf);
@@ -497,9 +206,9 @@ static void print_text(const struct vms_file *v, size_t first, bool slowest,
 		for (unsigned int w = 0; w < KC_NR_WINDOWS; w++) {
 			if (!acc[w])
 				continue;
-			if (accounted(r, w) >= 0)
+			if (kc_vm_accounted(r, w) >= 0)
 				kc_permille_text(buf, sizeof(buf),
-						 (unsigned int)accounted(r, w));
+						 (unsigned int)kc_vm_accounted(r, w));
 			else
 				snprintf(buf, sizeof(buf), KC_VMS_ABSENT);
 			printf(" %7s", buf);
@@ -527,18 +236,18 @@ static void print_text(const struct vms_file *v, size_t first, bool slowest,
  * and each part's start (from the window's, its KVM_CREATE_VM's entry)
  * and duration.
  */
-static void print_json_st(struct kc_json *j, const struct vm_row *r)
+static void print_json_st(struct kc_json *j, const struct kc_vm *r)
 {
-	int big = largest_part(r, KC_WIN_STARTUP);
+	int big = kc_vm_largest_part(r, KC_WIN_STARTUP);
 
-	if (!partitioned(r, KC_WIN_STARTUP)) {
+	if (!kc_vm_partitioned(r, KC_WIN_STARTUP)) {
 		kc_json_null(j, kc_metric_name(KC_M_STARTUP));
 		return;
 	}
 	kc_json_object(j, kc_metric_name(KC_M_STARTUP));
 	kc_json_uint(j, "window", r->sum[KC_M_STARTUP]);
 	kc_json_uint(j, "accounted_permille",
-		     (unsigned long long)accounted(r, KC_WIN_STARTUP));
+		     (unsigned long long)kc_vm_accounted(r, KC_WIN_STARTUP));
 	kc_json_str(j, "largest", kc_metric_name((unsigned int)big));
 	kc_json_array(j, "parts");
 	for (unsigned int p = 0; p < KC_NR_ST_PARTS; p++) {
@@ -560,9 +269,9 @@ static void print_json_st(struct kc_json *j, const struct vm_row *r)
  * notification and the reap, how much is accounted, and each part's start
  * (from the window's), duration and share before the leader's exit.
  */
-static void print_json_td(struct kc_json *j, const struct vm_row *r)
+static void print_json_td(struct kc_json *j, const struct kc_vm *r)
 {
-	const struct vm_td *td = &r->td;
+	const struct kc_vm_td *td = &r->td;
 
 	if (!td->valid) {
 		kc_json_null(j, kc_metric_name(KC_M_TEARDOWN));
@@ -584,7 +293,7 @@ static void print_json_td(struct kc_json *j, const struct vm_row *r)
 	else
 		kc_json_null(j, "reaped");
 	kc_json_uint(j, "accounted_permille",
-		     (unsigned long long)accounted(r, KC_WIN_TEARDOWN));
+		     (unsigned long long)kc_vm_accounted(r, KC_WIN_TEARDOWN));
 	kc_json_array(j, "parts");
 	for (unsigned int p = 0; p < KC_NR_TD_PARTS; p++) {
 		kc_json_object(j, NULL);
@@ -624,13 +333,13 @@ static const char *first_at(char *buf, size_t len, unsigned long long first)
  * instant (from its KVM_CREATE_VM's entry), its time, its share of the
  * window, the largest marked.
  */
-static void print_one_st(const struct vms_file *v, const struct vm_row *r)
+static void print_one_st(const struct kc_vms *v, const struct kc_vm *r)
 {
 	unsigned long long w = r->sum[KC_M_STARTUP];
-	int big = largest_part(r, KC_WIN_STARTUP);
+	int big = kc_vm_largest_part(r, KC_WIN_STARTUP);
 	char buf[32], at[24];
 
-	if (!partitioned(r, KC_WIN_STARTUP)) {
+	if (!kc_vm_partitioned(r, KC_WIN_STARTUP)) {
 		printf("its start-up was not partitioned (it never ran, or was made before kvmchurn traced it)\n");
 		return;
 	}
@@ -656,9 +365,9 @@ static void print_one_st(const struct vms_file *v, const struct vm_row *r)
  * before the leader's exit (signal_to_exit's share) and after it
  * (exit_to_reap's), its share of the window, the largest marked.
  */
-static void print_one(const struct vms_file *v, const struct vm_row *r)
+static void print_one(const struct kc_vms *v, const struct kc_vm *r)
 {
-	const struct vm_td *td = &r->td;
+	const struct kc_vm_td *td = &r->td;
 	unsigned long long w = r->sum[KC_M_TEARDOWN], before = 0;
 	int big = -1;
 	char buf[32];
@@ -709,7 +418,7 @@ static void print_one(const struct vms_file *v, const struct vm_row *r)
 	       w - before, w);
 }
 
-static void print_json(const struct vms_file *v, size_t first, bool slowest)
+static void print_json(const struct kc_vms *v, size_t first, bool slowest)
 {
 	struct kc_json j;
 
@@ -730,8 +439,8 @@ static void print_json(const struct vms_file *v, size_t first, bool slowest)
 	kc_json_end(&j);
 	kc_json_array(&j, "vms");
 	for (size_t i = first; i < v->n; i++) {
-		const struct vm_row *r = &v->rows[i];
-		int big = largest(r);
+		const struct kc_vm *r = &v->vm[i];
+		int big = kc_vm_largest(r);
 
 		kc_json_object(&j, NULL);
 		kc_json_uint(&j, "tgid", r->tgid);
@@ -764,12 +473,12 @@ static void print_json(const struct vms_file *v, size_t first, bool slowest)
 
 int cmd_vms(int argc, char *argv[], const struct kc_global *g)
 {
-	struct vms_file v = { .unit = "?" };
-	unsigned long count = 0, pid = 0;
 	bool slowest = false, json = false, stages = false, live = false;
+	unsigned long count = 0, pid = 0;
 	struct kc_opt_parser p;
-	char *text, path[4096];
-	size_t len, first = 0;
+	char path[4096];
+	struct kc_vms v;
+	size_t first;
 	int id, rc;
 
 	kc_opt_init(&p, "vms", argc, argv, 1);
@@ -809,41 +518,31 @@ int cmd_vms(int argc, char *argv[], const struct kc_global *g)
 		return kc_usage_error("vms", "--live takes only --json and a PID");
 	if (live)
 		return kc_vms_live(g, json, pid);
-	rc = kc_read_module_file("vms", g, "vms", &text, &len);
+	rc = kc_vms_read("vms", g, slowest, count, &v, path, sizeof(path));
 	if (rc)
 		return rc;
-	snprintf(path, sizeof(path), "%s/vms", g->dir);
-	if (parse(path, text, slowest ? KC_VMS_SLOWEST : KC_VMS_LAST, &v)) {
-		free(text);
-		free(v.rows);
-		return KC_EXIT_CANNOT_START;
-	}
-	free(text);
-	if (count && count < v.n)
-		first = slowest ? 0 : v.n - count;
-	if (count && slowest && count < v.n)
-		v.n = count;
+	first = v.first;
 	if (pid) {
 		size_t found = 0;
 
 		/* the VMs of that process, kept in their order */
 		for (size_t i = first; i < v.n; i++)
-			if (v.rows[i].tgid == pid)
-				v.rows[first + found++] = v.rows[i];
+			if (v.vm[i].tgid == pid)
+				v.vm[first + found++] = v.vm[i];
 		v.n = first + found;
 		if (!found) {
 			kc_err("vms", "no finished VM of pid %lu among the %s ones in %s",
 			       pid, slowest ? KC_VMS_SLOWEST : KC_VMS_LAST, path);
-			free(v.rows);
+			kc_vms_free(&v);
 			return KC_EXIT_FAILURES;
 		}
 		for (size_t i = first; !json && i < v.n; i++)
-			print_one(&v, &v.rows[i]);
+			print_one(&v, &v.vm[i]);
 	}
 	if (json)
 		print_json(&v, first, slowest);
 	else if (!pid)
 		print_text(&v, first, slowest, stages);
-	free(v.rows);
+	kc_vms_free(&v);
 	return KC_EXIT_OK;
 }

@@ -16,6 +16,7 @@
 #include "live.h"
 #include "snap.h"
 #include "view.h"
+#include "vms.h"
 
 /* The live record's fields after its tag, as live-fields names them. */
 static const char *const live_fields[] = {
@@ -136,14 +137,6 @@ static int grow(struct kc_live_set *ls)
 	return 0;
 }
 
-static int bad(const char *cmd, const char *name, unsigned long nr,
-	       const char *what)
-{
-	kc_err(cmd, "%s, line %lu: %s: is the module of the same version as the client?",
-	       name, nr, what);
-	return -1;
-}
-
 int kc_live_parse(const char *cmd, const char *name, char *text,
 		  struct kc_live_set *ls)
 {
@@ -158,7 +151,7 @@ int kc_live_parse(const char *cmd, const char *name, char *text,
 			*next++ = '\0';
 		if (++nr == 1) {
 			if (strncmp(line, KC_VMS_MAGIC " ", strlen(KC_VMS_MAGIC) + 1))
-				return bad(cmd, name, nr, "not a vms file");
+				return kc_vms_bad(cmd, name, nr, "not a vms file");
 			continue;
 		}
 		n = kc_split_tabs(line, f, ARRAY_SIZE(f));
@@ -166,40 +159,40 @@ int kc_live_parse(const char *cmd, const char *name, char *text,
 			snprintf(ls->unit, sizeof(ls->unit), "%s", f[1]);
 			ls->unit_ns = kc_unit_ns(f[1]);
 			if (!ls->unit_ns)
-				return bad(cmd, name, nr, "unknown unit");
+				return kc_vms_bad(cmd, name, nr, "unknown unit");
 		} else if (!strcmp(f[0], KC_VMS_PARAMS) && n >= 5) {
 			unsigned long long ms;
 
 			if (!number(f[4], &ms) || ms < KC_STALL_MS_MIN ||
 			    ms > KC_STALL_MS_MAX)
-				return bad(cmd, name, nr, "bad stall_ms");
+				return kc_vms_bad(cmd, name, nr, "bad stall_ms");
 			ls->stall_ms = ms;
 		} else if (!strcmp(f[0], KC_VMS_LIVE_FIELDS)) {
 			for (size_t i = 0; i < ARRAY_SIZE(live_fields); i++)
 				if (i + 1 >= n || strcmp(f[i + 1], live_fields[i]))
-					return bad(cmd, name, nr, "unknown live-fields");
+					return kc_vms_bad(cmd, name, nr, "unknown live-fields");
 			ls->known = true;
 		} else if (!strcmp(f[0], KC_VMS_LIVE) && ls->known) {
 			if (grow(ls))
-				return bad(cmd, name, nr, strerror(errno));
+				return kc_vms_bad(cmd, name, nr, strerror(errno));
 			if (live_record(f, n, &ls->v[ls->n]))
-				return bad(cmd, name, nr, "bad live record");
+				return kc_vms_bad(cmd, name, nr, "bad live record");
 			ls->stack[ls->n++] = NULL;
 		} else if (!strcmp(f[0], KC_VMS_STACK) && ls->known) {
 			struct kc_live_stack *st;
 
 			if (!ls->n || ls->stack[ls->n - 1])
-				return bad(cmd, name, nr, "a stack record after no live record");
+				return kc_vms_bad(cmd, name, nr, "a stack record after no live record");
 			st = calloc(1, sizeof(*st));
 			if (!st)
-				return bad(cmd, name, nr, strerror(errno));
+				return kc_vms_bad(cmd, name, nr, strerror(errno));
 			ls->stack[ls->n - 1] = st;
 			if (stack_record(f, n, st))
-				return bad(cmd, name, nr, "bad stack record");
+				return kc_vms_bad(cmd, name, nr, "bad stack record");
 		}
 	}
 	if (ls->known && (!ls->unit_ns || !ls->stall_ms))
-		return bad(cmd, name, nr, "live records without unit or stall_ms");
+		return kc_vms_bad(cmd, name, nr, "live records without unit or stall_ms");
 	if (ls->known)
 		ls->ngroups = kc_stall_groups(ls->v, (unsigned int)ls->n,
 					      kc_stall_age(ls->stall_ms, ls->unit_ns),

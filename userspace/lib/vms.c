@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The finished VMs of the module's vms file: its vm records with the st and
+ * td records after them, and what the commands derive from one VM.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "debugfs.h"
+#include "vms.h"
+
+/* One stage field: "-" or "<count>:<sum>". */
+static int parse_stage(const char *f, unsigned long long *count,
+		       unsigned long long *sum)
+{
+	char *end;
+
+	if (!strcmp(f, KC_VMS_ABSENT)) {
+		*count = *sum = 0;
+		return 0;
+	}
+	errno = 0;
+	*count = strtoull(f, &end, 10);
+	if (errno || end == f || *end != ':' || !*count)
+		return -1;
+	f = end + 1;
+	*sum = strtoull(f, &end, 10);
+	return errno || end == f || *end ? -1 : 0;
+}
+
+/* A number of the td record: all digits, up to a ':' or the end. */
+static int td_number(const char *f, unsigned long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(f, &end, 10);
+	return errno || end == f || (*end && *end != ':') ? -1 : 0;
+}
+
+/* A time as the module prints it, "SECONDS.NNNNNNNNN", in ns. */
+static int parse_time(const char *f, char *copy, size_t len, uint64_t *ns)
+{
+	unsigned long long sec = 0, frac = 0;
+	const char *p = f;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (sec > (UINT64_MAX / 1000000000ULL - 9) / 10)
+			return -1;
+		sec = sec * 10 + (unsigned long long)(*p - '0');
+	}
+	if (*p++ != '.')
+		return -1;
+	for (int i = 0; i < 9; i++, p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		frac = frac * 10 + (unsigned long long)(*p - '0');
+	}
+	if (*p)
+		return -1;
+	*ns = sec * 1000000000ULL + frac;
+	snprintf(copy, len, "%s", f);
+	return 0;
+}
+
+/* The td record after a kept vm record: its teardown's places. */
+static int parse_td(char **f, size_t n, const struct kc_vms *v,
+		    struct kc_vm_td *td)
+{
+	if (parse_time(f[1], td->began, sizeof(td->began), &td->began_ns))
+		return -1;
+	snprintf(td->by, sizeof(td->by), "%s", f[2]);
+	if (td_number(f[3], &td->notified) || td_number(f[4], &td->reaped))
+		return -1;
+	for (size_t i = 5; i < n; i++) {
+		const char *colon = strchr(f[i], ':');
+		unsigned long long first, before;
+		int part = v->tdcol[i];
+
+		if (!colon || td_number(f[i], &first) ||
+		    td_number(colon + 1, &before))
+			return -1;
+		if (part >= 0) {
+			td->first[part] = first;
+			td->before[part] = before;
+		}
+	}
+	td->valid = true;
+	return 0;
+}
+
+/* The st record after a kept vm record: its start-up's parts' places. */
+static int parse_st(char **f, size_t n, const struct kc_vms *v,
+		    struct kc_vm_st *st)
+{
+	for (size_t i = 1; i < n; i++) {
+		unsigned long long first;
+		char *end;
+
+		errno = 0;
+		first = strtoull(f[i], &end, 10);
+		if (errno || end == f[i] || *end)
+			return -1;
+		if (v->stcol[i] >= 0)
+			st->first[v->stcol[i]] = first;
+	}
+	st->valid = true;
+	return 0;
+}
+
+int kc_vms_bad(const char *cmd, const char *path, unsigned long nr,
+	       const char *what)
+{
+	kc_err(cmd, "%s, line %lu: %s: is the module of the same version as the client?",
+	       path, nr, what);
+	return -1;
+}
+
+/* The vm record @f of @n fields: a VM kept when it is of @list. */
+static int parse_vm(const char *cmd, const char *path, unsigned long nr,
+		    char **f, size_t n, const char *list, struct kc_vms *v)
+{
+	struct kc_vm *r;
+
+	v->last_taken = false;
+	if (strcmp(f[1], list))
+		return 0;
+	if (kc_grow(&v->vm, &v->cap, v->n, sizeof(*v->vm), 64)) {
+		kc_err(cmd, "%s", strerror(errno));
+		return -1;
+	}
+	r = &v->vm[v->n];
+	memset(r, 0, sizeof(*r));
+	if (!kc_parse_ulong(f[2], 1, 1UL << 31, &r->tgid))
+		return kc_vms_bad(cmd, path, nr, "a tgid that is not a number");
+	snprintf(r->comm, sizeof(r->comm), "%s", f[3]);
+	if (parse_time(f[4], r->created, sizeof(r->created), &r->created_ns))
+		return kc_vms_bad(cmd, path, nr, "a creation time that is not SECONDS.NANOSECONDS");
+	for (size_t i = KC_VMS_VM_HEAD; i < n; i++) {
+		unsigned long long c, s;
+
+		if (parse_stage(f[i], &c, &s))
+			return kc_vms_bad(cmd, path, nr, "a stage that is neither - nor COUNT:SUM");
+		if (v->col[i] >= 0) {
+			r->count[v->col[i]] = c;
+			r->sum[v->col[i]] = s;
+		}
+	}
+	v->n++;
+	v->last_taken = true;
+	return 0;
+}
+
+/* A fields record: each field's metric, or -1 (the head, an unknown one). */
+static void map_fields(char **f, size_t n, size_t head, int *col,
+		       int lo, int hi, int base)
+{
+	for (size_t i = 0; i < n; i++) {
+		int m = i < head ? -1 : kc_find_metric(f[i]);
+
+		col[i] = m >= lo && m <= hi ? m - base : -1;
+	}
+}
+
+int kc_vms_parse(const char *cmd, const char *path, char *text,
+		 const char *list, struct kc_vms *v)
+{
+	char *line, *next, *f[KC_VMS_VM_HEAD + KC_NR_METRICS + 16];
+	bool have_fields = false;
+	unsigned long nr = 0;
+	size_t n;
+
+	for (line = text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		nr++;
+		if (nr == 1) {
+			if (strcmp(line, KC_VMS_MAGIC " " KC_STR(KC_VMS_VERSION)))
+				return kc_vms_bad(cmd, path, nr, "not a kvmchurn-vms " KC_STR(KC_VMS_VERSION) " file");
+			continue;
+		}
+		n = kc_split_tabs(line, f, ARRAY_SIZE(f));
+		if (!strcmp(f[0], KC_VMS_UNIT) && n >= 2) {
+			snprintf(v->unit, sizeof(v->unit), "%s", f[1]);
+			v->unit_ns = kc_unit_ns(v->unit);
+			if (!v->unit_ns)
+				return kc_vms_bad(cmd, path, nr, "a unit other than ns, us and ms");
+		} else if (!strcmp(f[0], KC_VMS_PARAMS) && n >= 4) {
+			for (size_t i = 0; i < 3; i++)
+				v->params[i] = strtoull(f[i + 1], NULL, 10);
+		} else if (!strcmp(f[0], KC_VMS_STATS) && n >= 5) {
+			for (size_t i = 0; i < 4; i++)
+				v->stats[i] = strtoull(f[i + 1], NULL, 10);
+		} else if (!strcmp(f[0], KC_VMS_FIELDS)) {
+			if (n < KC_VMS_VM_HEAD)
+				return kc_vms_bad(cmd, path, nr, "too few fields");
+			if (n > ARRAY_SIZE(v->col))
+				return kc_vms_bad(cmd, path, nr, "too many fields");
+			v->ncols = n;
+			map_fields(f, n, KC_VMS_VM_HEAD, v->col, 0,
+				   KC_NR_METRICS - 1, 0);
+			have_fields = true;
+		} else if (!strcmp(f[0], KC_VMS_TD_FIELDS)) {
+			if (n < 5)
+				return kc_vms_bad(cmd, path, nr, "too few td fields");
+			if (n > ARRAY_SIZE(v->tdcol))
+				return kc_vms_bad(cmd, path, nr, "too many td fields");
+			v->ntdcols = n;
+			map_fields(f, n, 5, v->tdcol, KC_M_TD_DESTROY,
+				   KC_M_TD_OTHER, KC_M_TD_DESTROY);
+		} else if (!strcmp(f[0], KC_VMS_ST_FIELDS)) {
+			if (n > ARRAY_SIZE(v->stcol))
+				return kc_vms_bad(cmd, path, nr, "too many st fields");
+			v->nstcols = n;
+			map_fields(f, n, 1, v->stcol, KC_M_ST_CREATE,
+				   KC_M_ST_OTHER, KC_M_ST_CREATE);
+		} else if (!strcmp(f[0], KC_VMS_ST)) {
+			if (!v->nstcols || n != v->nstcols)
+				return kc_vms_bad(cmd, path, nr, "an st record unlike the st-fields record");
+			if (v->last_taken && parse_st(f, n, v, &v->vm[v->n - 1].st))
+				return kc_vms_bad(cmd, path, nr, "an st record of other than numbers");
+		} else if (!strcmp(f[0], KC_VMS_TD)) {
+			if (!v->ntdcols || n != v->ntdcols)
+				return kc_vms_bad(cmd, path, nr, "a td record unlike the td-fields record");
+			if (v->last_taken && parse_td(f, n, v, &v->vm[v->n - 1].td))
+				return kc_vms_bad(cmd, path, nr, "a td record of other than a time, numbers and FIRST:BEFORE parts");
+		} else if (!strcmp(f[0], KC_VMS_VM)) {
+			if (!have_fields || n != v->ncols)
+				return kc_vms_bad(cmd, path, nr, "a vm record unlike the fields record");
+			if (parse_vm(cmd, path, nr, f, n, list, v))
+				return -1;
+		}
+	}
+	if (!nr) {
+		kc_err(cmd, "%s is empty: not a kvmchurn-vms file", path);
+		return -1;
+	}
+	if (!have_fields)
+		return kc_vms_bad(cmd, path, nr, "no fields record");
+	return 0;
+}
+
+int kc_vms_read(const char *cmd, const struct kc_global *g, bool slowest,
+		unsigned long count, struct kc_vms *v, char *path, size_t len)
+{
+	char *text;
+	size_t size;
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	snprintf(v->unit, sizeof(v->unit), "?");
+	v->unit_ns = 1;
+	rc = kc_read_module_file(cmd, g, "vms", &text, &size);
+	if (rc)
+		return rc;
+	snprintf(path, len, "%s/vms", g->dir);
+	rc = kc_vms_parse(cmd, path, text, slowest ? KC_VMS_SLOWEST : KC_VMS_LAST, v);
+	free(text);
+	if (rc) {
+		kc_vms_free(v);
+		return KC_EXIT_CANNOT_START;
+	}
+	if (count && count < v->n) {
+		if (slowest)
+			v->n = count;
+		else
+			v->first = v->n - count;
+	}
+	return KC_EXIT_OK;
+}
+
+void kc_vms_free(struct kc_vms *v)
+{
+	free(v->vm);
+	v->vm = NULL;
+	v->n = v->cap = v->first = 0;
+}
+
+bool kc_vm_is_window(int m)
+{
+	return m == KC_M_EXIT_TO_REAP || m == KC_M_EXIT_TO_REAPED ||
+	       m == KC_M_STARTUP || m == KC_M_TEARDOWN;
+}
+
+bool kc_vm_partitioned(const struct kc_vm *r, unsigned int w)
+{
+	bool valid = w == KC_WIN_STARTUP ? r->st.valid : r->td.valid;
+	enum kc_metric m = kc_window_desc(w)->metric;
+
+	return valid && m < KC_NR_METRICS && r->count[m];
+}
+
+bool kc_vm_is_part(int m, unsigned int w)
+{
+	return m > (int)kc_window_desc(w)->metric && m <= (int)kc_window_desc(w)->other;
+}
+
+int kc_vm_largest_part(const struct kc_vm *r, unsigned int w)
+{
+	int best = -1;
+
+	for (int m = 0; kc_vm_partitioned(r, w) && m < KC_NR_METRICS; m++)
+		if (kc_vm_is_part(m, w) && (best < 0 || r->sum[m] > r->sum[best]))
+			best = m;
+	return best;
+}
+
+/* The windows and the start-up's parts are left out: they overlap the stages. */
+int kc_vm_largest(const struct kc_vm *r)
+{
+	int best = kc_vm_largest_part(r, KC_WIN_TEARDOWN);
+
+	if (best >= 0)
+		return best;
+	for (int m = 0; m < KC_NR_METRICS; m++)
+		if (!kc_vm_is_window(m) && !kc_vm_is_part(m, KC_WIN_STARTUP) &&
+		    r->count[m] && (best < 0 || r->sum[m] > r->sum[best]))
+			best = m;
+	return best;
+}
+
+int kc_vm_accounted(const struct kc_vm *r, unsigned int w)
+{
+	enum kc_metric m = kc_window_desc(w)->metric, o = kc_window_desc(w)->other;
+
+	if (!kc_vm_partitioned(r, w) || m >= KC_NR_METRICS || o >= KC_NR_METRICS)
+		return -1;
+	return (int)kc_accounted_permille(r->sum[m], r->sum[o]);
+}
+
+uint64_t kc_vm_window_start(const struct kc_vm *r, unsigned int w)
+{
+	return w == KC_WIN_TEARDOWN ? r->td.began_ns : r->created_ns;
+}
+
+/* Where part @p of window @w first held the instant: 1 + offset, or 0. */
+static unsigned long long part_first(const struct kc_vm *r, unsigned int w,
+				     unsigned int p)
+{
+	return w == KC_WIN_TEARDOWN ? r->td.first[p] : r->st.first[p];
+}
+
+static unsigned long long seg_key(const struct kc_vm_seg *s)
+{
+	return s->first ? s->first : ~0ULL;
+}
+
+unsigned int kc_vm_segments(const struct kc_vm *r, unsigned int w,
+			    struct kc_vm_seg *seg)
+{
+	enum kc_metric base = kc_window_desc(w)->metric + 1;
+	unsigned int parts = kc_window_desc(w)->other - base + 1, n = 0;
+	unsigned long long at = 0;
+
+	if (!kc_vm_partitioned(r, w))
+		return 0;
+	for (unsigned int p = 0; p < parts; p++) {
+		struct kc_vm_seg s = {
+			.metric = base + p,
+			.len = r->sum[base + p],
+			.first = part_first(r, w, p),
+		};
+		unsigned int i = n;
+
+		if (!s.len)
+			continue;
+		/* by first place, kept in order; a part with none goes last */
+		while (i > 0 && seg_key(&seg[i - 1]) > seg_key(&s)) {
+			seg[i] = seg[i - 1];
+			i--;
+		}
+		seg[i] = s;
+		n++;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		seg[i].start = at;
+		at += seg[i].len;
+	}
+	return n;
+}
