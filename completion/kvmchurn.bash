@@ -21,7 +21,7 @@ _kvmchurn_options() {
 	watch) echo "-i -c --json -h --help" ;;
 	reset | enable | disable) echo "-h --help" ;;
 	snapshot | merge) echo "-o -h --help" ;;
-	vms) echo "--slowest -n --stages --live --json -h --help" ;;
+	vms) echo "--slowest -n --stages --live --json --trace-event -h --help" ;;
 	export) echo "--prometheus -o -h --help" ;;
 	downtime)
 		echo "--json --prometheus -o --hist --follow --qmp --enable --disable -h --help"

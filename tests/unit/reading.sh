@@ -122,6 +122,8 @@ for m in json.load(sys.stdin)["metrics"]:
 		golden "$id" vms-slowest vms --slowest -n 5
 		golden "$id" vms-json vms --json -n 3
 		json_ok
+		golden "$id" vms-trace.json vms --trace-event -n 3
+		json_ok
 	fi
 
 	for cmd in show summary check probes dump filter; do
@@ -439,6 +441,26 @@ assert starts["st_create"] == 0 and starts["st_first_run"] == 48000, starts
 assert b["startup"] is None and b["teardown"]["window"] == 98000, b
 ' "$tmp/out" || problems+=("vms --json: the start-up parts do not add up as the file says")
 finish "vms --json: startup with its parts, start and duration summing to the window; null where it never ran"
+
+# ---- Trace Event JSON (vms --trace-event) ----------------------------------
+
+for dir in "$fixtures"/*/ "$hand"/vms/ "$hand"/vms-td/ "$hand"/vms-st/; do
+	dir=${dir%/}
+	if [[ ! -f $dir/vms ]] || ! grep -q "^vm	last	" "$dir/vms"; then
+		continue
+	fi
+	for args in "" "--slowest -n 2"; do
+		# shellcheck disable=SC2086 # the options
+		run -d "$dir" vms --trace-event $args
+		want_rc 0
+		cp "$tmp/out" "$tmp/trace.json"
+		# shellcheck disable=SC2086
+		run -d "$dir" vms --json $args
+		"$python" "$here/tracecheck.py" "$tmp/trace.json" "$tmp/out" >"$tmp/found" ||
+			problems+=("vms --trace-event $args:" "$(cat "$tmp/found")")
+	done
+	finish "${dir#"$fixtures"/}: vms --trace-event is the format's and vms --json's numbers, exactly"
+done
 
 # bad_vms_of FIXTURE NAME SED-SCRIPT MESSAGE: hand/FIXTURE/vms edited by
 # SED-SCRIPT is refused, and says which line and why.

@@ -113,6 +113,7 @@ finish "no command is show: its error"
 # ---- usage errors: exit status 64 and the exact message ------------------
 
 usage unknown-command bogus
+usage vms-trace-event-live vms --trace-event --live
 usage unknown-global-option --bogus
 usage help-unknown-command help bogus
 usage unknown-option load --bogus

@@ -12,10 +12,12 @@
 #include "lib/json.h"
 #include "lib/vms.h"
 #include "vms_live.h"
+#include "vms_trace.h"
 
 const char vms_usage[] =
 	"Usage: kvmchurn vms [--slowest] [-n N] [--stages] [--json] [PID]\n"
 	"       kvmchurn vms --live [--json] [PID]\n"
+	"       kvmchurn vms --trace-event [--slowest] [-n N] [PID]\n"
 	"\n"
 	"Which VM was slow: the VMs of traced processes that finished (their process\n"
 	"was reaped), one line a VM, from the module's vms file. By default the last\n"
@@ -46,6 +48,14 @@ const char vms_usage[] =
 	"the task in it (for reap_wait the parent that has not reaped it), since\n"
 	"when and for how long; STALLED past stall_ms= (`kvmchurn check` groups\n"
 	"the stalls and gives their stacks).\n"
+	"With --trace-event, the finished VMs as Chrome's Trace Event JSON, which\n"
+	"Perfetto (ui.perfetto.dev) and chrome://tracing open as a timeline: a\n"
+	"process a VM (pid: its place in the list; its name: the VMM's name and\n"
+	"pid), on its one thread a complete event (ph X) for each window and each\n"
+	"of its parts, laid end to end in the order each first held the instant,\n"
+	"\"running\" between, and the parent's notification and the reap as\n"
+	"instants; ts and dur in microseconds from the first VM's creation\n"
+	"(otherData.t0, seconds since the epoch), to the nanosecond.\n"
 	"\n"
 	"Options:\n"
 	"  --slowest   the slowest VMs instead of the last\n"
@@ -56,6 +66,7 @@ const char vms_usage[] =
 	"              window, stage (the metrics, outermost first), task, since,\n"
 	"              age (in the unit), stalled and stack (null, or source and\n"
 	"              frames)\n"
+	"  --trace-event  the VMs as Trace Event JSON, for Perfetto\n"
 	"  --json      one JSON object: unit, list, params (last, slowest, live),\n"
 	"              stats (finished, last_evicted, live_evicted, live) and vms,\n"
 	"              each with tgid, comm, created (seconds since the epoch, as\n"
@@ -72,7 +83,10 @@ const char vms_usage[] =
 	"live one); 2 when the module's\n"
 	"vms file cannot be read.\n";
 
-enum { OPT_SLOWEST = 1, OPT_N, OPT_STAGES, OPT_LIVE, OPT_JSON, OPT_HELP };
+enum {
+	OPT_SLOWEST = 1, OPT_N, OPT_STAGES, OPT_LIVE, OPT_JSON, OPT_TRACE_EVENT,
+	OPT_HELP
+};
 
 static const struct kc_opt options[] = {
 	{ OPT_SLOWEST, 0, "slowest", false },
@@ -80,6 +94,7 @@ static const struct kc_opt options[] = {
 	{ OPT_STAGES, 0, "stages", false },
 	{ OPT_LIVE, 0, "live", false },
 	{ OPT_JSON, 0, "json", false },
+	{ OPT_TRACE_EVENT, 0, "trace-event", false },
 	{ OPT_HELP, 'h', "help", false },
 	{ 0, 0, NULL, false },
 };
@@ -474,6 +489,7 @@ static void print_json(const struct kc_vms *v, size_t first, bool slowest)
 int cmd_vms(int argc, char *argv[], const struct kc_global *g)
 {
 	bool slowest = false, json = false, stages = false, live = false;
+	bool trace = false;
 	unsigned long count = 0, pid = 0;
 	struct kc_opt_parser p;
 	char path[4096];
@@ -500,6 +516,9 @@ int cmd_vms(int argc, char *argv[], const struct kc_global *g)
 		case OPT_JSON:
 			json = true;
 			break;
+		case OPT_TRACE_EVENT:
+			trace = true;
+			break;
 		case OPT_HELP:
 			fputs(vms_usage, stdout);
 			return KC_EXIT_OK;
@@ -516,6 +535,8 @@ int cmd_vms(int argc, char *argv[], const struct kc_global *g)
 	}
 	if (live && (slowest || count || stages))
 		return kc_usage_error("vms", "--live takes only --json and a PID");
+	if (trace && (live || json || stages))
+		return kc_usage_error("vms", "--trace-event takes only --slowest, -n and a PID");
 	if (live)
 		return kc_vms_live(g, json, pid);
 	rc = kc_vms_read("vms", g, slowest, count, &v, path, sizeof(path));
@@ -536,10 +557,12 @@ int cmd_vms(int argc, char *argv[], const struct kc_global *g)
 			kc_vms_free(&v);
 			return KC_EXIT_FAILURES;
 		}
-		for (size_t i = first; !json && i < v.n; i++)
+		for (size_t i = first; !json && !trace && i < v.n; i++)
 			print_one(&v, &v.vm[i]);
 	}
-	if (json)
+	if (trace)
+		kc_vms_trace_event(stdout, &v);
+	else if (json)
 		print_json(&v, first, slowest);
 	else if (!pid)
 		print_text(&v, first, slowest, stages);
