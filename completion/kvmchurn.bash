@@ -11,7 +11,7 @@ _kvmchurn_metrics() {
 }
 
 _kvmchurn_commands="show summary watch check probes filter reset enable disable
-	snapshot diff merge export dump vms load downtime help"
+	snapshot diff merge export dump vms plot load downtime help"
 
 # _kvmchurn_options COMMAND: the options COMMAND takes.
 _kvmchurn_options() {
@@ -22,6 +22,7 @@ _kvmchurn_options() {
 	reset | enable | disable) echo "-h --help" ;;
 	snapshot | merge) echo "-o -h --help" ;;
 	vms) echo "--slowest -n --stages --live --json --trace-event -h --help" ;;
+	plot) echo "-o --slowest -n --diff --hist -h --help" ;;
 	export) echo "--prometheus -o -h --help" ;;
 	downtime)
 		echo "--json --prometheus -o --hist --follow --qmp --enable --disable -h --help"
@@ -93,7 +94,7 @@ _kvmchurn() {
 	fi
 	case $cmd in
 	show) COMPREPLY=($(compgen -W "$(_kvmchurn_metrics "${COMP_WORDS[0]}")" -- "$cur")) ;;
-	diff | merge | downtime) COMPREPLY=($(compgen -f -- "$cur")) ;;
+	diff | merge | downtime | plot) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	help) ((i == COMP_CWORD - 1)) && COMPREPLY=($(compgen -W "$_kvmchurn_commands" -- "$cur")) ;;
 	esac
 }

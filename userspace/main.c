@@ -40,6 +40,8 @@ static const struct kc_command kc_commands[] = {
 	  "the numbers as tab-separated records for scripts", NULL },
 	{ "vms", cmd_vms, vms_usage,
 	  "which VM was slow: the last and the slowest VMs, every stage of each", NULL },
+	{ "plot", cmd_plot, plot_usage,
+	  "pictures as SVG: the VMs' timeline, two snapshots, the histograms", NULL },
 	{ "load", cmd_load, load_usage,
 	  "create and destroy KVM VMs in the shape of a Firecracker pool", NULL },
 	{ "downtime", cmd_downtime, downtime_usage,

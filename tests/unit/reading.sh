@@ -46,6 +46,30 @@ golden() {
 	finish "$id: $name"
 }
 
+# plot_golden NAME ARGS...: kvmchurn ARGS, with -o after plot, run in tests/fixtures
+# (the header names the folders as given: relative, the same in every checkout), writes
+# expected/NAME, byte for byte.
+plot_golden() {
+	local name=$1 a args=()
+	shift
+	for a; do
+		args+=("$a")
+		[[ $a == plot ]] && args+=(-o "$tmp/plot.svg")
+	done
+	(cd "$fixtures" && "$client" "${args[@]}") >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	want_rc 0
+	want_same out empty
+	want_same err empty
+	if [ -n "$regen" ]; then
+		mkdir -p "$(dirname "$expected/$name")"
+		cp "$tmp/plot.svg" "$expected/$name"
+	else
+		want_same plot.svg "$expected/$name"
+	fi
+	finish "plot: $name"
+}
+
 # ---- every reading command against each capture ----------------------------
 
 for dir in "$fixtures"/*-kill; do
@@ -122,6 +146,7 @@ for m in json.load(sys.stdin)["metrics"]:
 		golden "$id" vms-slowest vms --slowest -n 5
 		golden "$id" vms-json vms --json -n 3
 		json_ok
+		plot_golden "fixtures/$id/plot.svg" -d "$id" plot -n 3
 		golden "$id" vms-trace.json vms --trace-event -n 3
 		json_ok
 	fi
@@ -442,7 +467,9 @@ assert b["startup"] is None and b["teardown"]["window"] == 98000, b
 ' "$tmp/out" || problems+=("vms --json: the start-up parts do not add up as the file says")
 finish "vms --json: startup with its parts, start and duration summing to the window; null where it never ran"
 
-# ---- Trace Event JSON (vms --trace-event) ----------------------------------
+# ---- pictures (plot) and Trace Event JSON (vms --trace-event) ----------------
+# The SVGs' bytes are fixed by their input (TZ=UTC here): a change of the picture
+# is seen in the goldens, and looked at (tests/browser renders them all).
 
 for dir in "$fixtures"/*/ "$hand"/vms/ "$hand"/vms-td/ "$hand"/vms-st/; do
 	dir=${dir%/}
@@ -461,6 +488,60 @@ for dir in "$fixtures"/*/ "$hand"/vms/ "$hand"/vms-td/ "$hand"/vms-st/; do
 	done
 	finish "${dir#"$fixtures"/}: vms --trace-event is the format's and vms --json's numbers, exactly"
 done
+
+plot_golden hand/plot-vms-td.svg -d hand/vms-td plot
+plot_golden hand/plot-vms-st.svg -d hand/vms-st plot
+plot_golden hand/plot-vms-slowest.svg -d hand/vms plot --slowest
+plot_golden hand/plot-hist.svg -d hand/known plot --hist
+plot_golden hand/plot-hist-file.svg plot --hist hand/known/raw
+plot_golden hand/plot-diff.svg plot --diff hand/diff-a hand/diff-b
+
+run -d "$hand/vms-td" plot -n 1
+grep -c '<g class="vm"' "$tmp/out" >"$tmp/rows"
+echo 1 >"$tmp/want"
+want_same rows "$tmp/want"
+grep -q 'data-tgid="2007"' "$tmp/out" || problems+=("plot -n 1 did not draw the newest VM, of pid 2007")
+finish "plot -n 1: the newest VM alone"
+
+mkdir -p "$tmp/novms"
+sed '/^vm/d;/^td	/d;/^st	/d' "$hand/vms-td/vms" >"$tmp/novms/vms"
+(cd "$tmp" && "$client" -d novms plot) >"$tmp/out" 2>"$tmp/err"
+rc=$?
+want_rc 1
+want_same out empty
+# shellcheck disable=SC2016 # the backquotes are the message's
+echo 'kvmchurn plot: novms/vms: no finished VM to draw (last): run a load, or see `kvmchurn vms`' >"$tmp/want"
+want_same err "$tmp/want"
+finish "plot: no finished VM: exit 1, said so"
+
+run -d "$hand/vms-td" plot -o "$tmp/no/such/folder/x.svg"
+want_rc 2
+grep -q "^kvmchurn plot: writing $tmp/no/such/folder/x.svg: " "$tmp/err" || problems+=("no message naming the file: $(cat "$tmp/err")")
+finish "plot -o into a folder that does not exist: exit 2, the file named"
+
+run plot --diff -o "$tmp/x.svg" "$hand/diff-a" "$tmp/nothing-here"
+want_rc 2
+[ -e "$tmp/x.svg" ] && problems+=("a picture written from a snapshot that could not be read")
+finish "plot --diff of a snapshot that is not there: exit 2, nothing written"
+
+# A comm is bytes, not text: markup, a control, bytes that are not UTF-8 (a lone
+# 0xff, a surrogate, a character cut at 15 bytes) must not make the SVG ill-formed.
+mkdir -p "$tmp/comm"
+sed '7s/\tfirecracker\t/\tfi<r\&e\xff\xc3\xa9\xed\xa0\x80\x01\xf0\x9f\x98\x80\t/' "$hand/vms-td/vms" >"$tmp/comm/vms"
+run -d "$tmp/comm" plot -o "$tmp/comm.svg"
+want_rc 0
+"$python" -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$tmp/comm.svg" 2>"$tmp/found" ||
+	problems+=("not well-formed XML:" "$(tail -n 1 "$tmp/found")")
+grep -q '>2001 fi&lt;r&amp;e?é????\(?\)*<' "$tmp/comm.svg" || problems+=("the comm is not as escaped: $(grep -o '>2001 [^<]*<' "$tmp/comm.svg" | head -n 1)")
+finish "plot: a comm of markup, controls and bytes that are not UTF-8 is escaped, the SVG well-formed"
+
+if command -v script >/dev/null; then
+	script -qec "$client -d $hand/vms-td plot" /dev/null >"$tmp/out" 2>&1
+	rc=$?
+	want_rc 64
+	grep -q "standard output is a terminal" "$tmp/out" || problems+=("a terminal was not refused: $(head -c 300 "$tmp/out")")
+	finish "plot to a terminal: refused, -o FILE.svg named"
+fi
 
 # bad_vms_of FIXTURE NAME SED-SCRIPT MESSAGE: hand/FIXTURE/vms edited by
 # SED-SCRIPT is refused, and says which line and why.

@@ -113,6 +113,12 @@ finish "no command is show: its error"
 # ---- usage errors: exit status 64 and the exact message ------------------
 
 usage unknown-command bogus
+usage plot-diff-one-operand plot --diff a
+usage plot-diff-and-hist plot --diff --hist a b
+usage plot-extra-operand plot extra
+usage plot-hist-two-operands plot --hist a b
+usage plot-diff-slowest plot --diff --slowest a b
+usage plot-n-zero plot -n 0
 usage vms-trace-event-live vms --trace-event --live
 usage unknown-global-option --bogus
 usage help-unknown-command help bogus
