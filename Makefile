@@ -172,9 +172,9 @@ shellcheck:
 	tests/lib/shellcheck.sh
 
 # Test tiers (README.md). Downloads and builds go to $(KVMCHURN_CACHE).
-check: shellcheck check-unit check-prometheus check-build check-vm check-dkms check-qemu check-debug
+check: shellcheck check-unit check-prometheus check-browser check-build check-vm check-dkms check-qemu check-debug
 
-check-quick: shellcheck check-unit check-prometheus check-build
+check-quick: shellcheck check-unit check-prometheus check-browser check-build
 
 # check on every kernel with every scenario (tests/lib/matrix.sh's KC_WIDE_IDS: check runs
 # all of them on some kernels only, to fit CI's 90 minutes), DKMS in the emulated arm64
@@ -200,6 +200,16 @@ check-unit:
 check-prometheus:
 	$(MAKE) client
 	tests/prometheus/tier.sh --client $(CURDIR)/userspace/kvmchurn
+
+# Every picture of `kvmchurn plot` in Debian's Chromium, headless (tests/browser);
+# check-browser-docs also writes Documentation/images from what it rendered.
+check-browser:
+	$(MAKE) client
+	tests/browser/tier.sh --client $(CURDIR)/userspace/kvmchurn
+
+check-browser-docs:
+	$(MAKE) client
+	tests/browser/tier.sh --client $(CURDIR)/userspace/kvmchurn --docs
 
 check-build:
 	tests/build/tier.sh $(KERNELS)
@@ -256,5 +266,5 @@ check-debug-rt:
 
 .PHONY: all module client version cflags products install install-client uninstall clean \
 	clean-userspace style shellcheck check \
-	check-quick check-full check-unit check-prometheus check-build check-vm check-debug check-debug-rt check-dkms check-qemu kunit bench-floor stall \
+	check-quick check-full check-unit check-prometheus check-browser check-browser-docs check-build check-vm check-debug check-debug-rt check-dkms check-qemu kunit bench-floor stall \
 	dkms-source dkms-install dkms-remove compatibility demo bench bench-profile bench-count bench-backing
