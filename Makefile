@@ -44,7 +44,12 @@ KC_KCONFIG = $(firstword $(wildcard $(KDIR)/include/config/auto.conf $(KDIR)/.co
 SIGN_HASH ?= $(or $(shell sed -n 's/^CONFIG_MODULE_SIG_HASH="*\([^"]*\)"*$$/\1/p' $(KC_KCONFIG) /dev/null),sha256)
 KC_SIGN := $(if $(SIGN_KEY)$(SIGN_CERT),1)
 
+# The first contact: a host without the running kernel's headers says which package
+# to install, in one line, before kbuild says "No such file or directory".
+KC_NEED_KDIR = @test -f '$(KDIR)/Makefile' || { echo 'kvmchurn: $(KDIR) is not a kernel build tree: install the headers of kernel $(KVER) (Debian: apt install linux-headers-$(KVER)), or point KDIR= at a built kernel tree' >&2; exit 2; }
+
 module:
+	$(KC_NEED_KDIR)
 ifdef KC_SIGN
 	@test -n '$(SIGN_KEY)' || { echo 'SIGN_CERT needs SIGN_KEY=..., the private key of that certificate (PEM, or a pkcs11: URI)' >&2; exit 2; }
 	@case '$(SIGN_KEY)' in pkcs11:*) ;; *) test -r '$(SIGN_KEY)' || \
@@ -64,14 +69,17 @@ endif
 # The KUnit suites (tests/kunit): for a kernel with CONFIG_KUNIT, such as the
 # debug kernel of `make check-debug`.
 kunit:
+	$(KC_NEED_KDIR)
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kunit modules
 
 # make bench's configuration F: kvmchurn's probes with empty handlers (tests/bench/floor).
 bench-floor:
+	$(KC_NEED_KDIR)
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/bench/floor modules
 
 # The tests' stall: a VMM's exit_mmap() held until released (tests/stall).
 stall:
+	$(KC_NEED_KDIR)
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/stall modules
 
 # userspace/Makefile builds it, one object a file.

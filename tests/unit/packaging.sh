@@ -86,6 +86,18 @@ long=$(sed -n 's/^options kvmchurn .*filter=\([^ ]*\).*/\1/p' "$top/examples/mod
 	tr ',' '\n' | awk 'length($0) > 15' | words)
 result "the example's filter names are 15 characters or fewer" "" "$long"
 
+# ---- the first make on a host without the kernel's headers ------------------------
+for target in module kunit; do
+	make -s --no-print-directory -C "$top" "$target" KVER=0.0.0-none >"$tmp/make.out" 2>"$tmp/make.err"
+	rc=$?
+	((rc == 2)) || problems+=("make $target: exit $rc, want 2")
+	[[ -s $tmp/make.out ]] && problems+=("make $target printed on stdout: $(head -c 200 "$tmp/make.out")")
+	printf '%s\n' "kvmchurn: /lib/modules/0.0.0-none/build is not a kernel build tree: install the headers of kernel 0.0.0-none (Debian: apt install linux-headers-0.0.0-none), or point KDIR= at a built kernel tree" >"$tmp/want"
+	grep -v '^make\(\[[0-9]*\]\)\?: \*\*\*' "$tmp/make.err" | cmp -s - "$tmp/want" ||
+		problems+=("make $target: not the one line naming linux-headers-0.0.0-none and KDIR:" "$(head -c 400 "$tmp/make.err")")
+done
+finish "make without the kernel's headers: one line, the package to install, or KDIR="
+
 # ---- kvmchurn-export.service and .timer (systemd/), as make install-client puts them --
 # Installed into a folder of its own, with every path in it, so that the units name
 # programs that are there (systemd-analyze verify checks that they are).
