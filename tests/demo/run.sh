@@ -4,7 +4,8 @@
 # KERNEL= or an argument chooses) without touching this host: the vm tier fetches the
 # kernel, builds the module and the client, boots the kernel under QEMU with nested KVM
 # and runs scenarios/10-demo.sh in it, whose lines this prints as they come: the load's
-# progress, its summary, `kvmchurn show`, `summary` and `check`. Nothing is installed or
+# progress, its summary, `kvmchurn show`, `summary` and `check`; last, where the
+# timeline of its VMs that `kvmchurn plot` drew in the guest is (an SVG, for a browser). Nothing is installed or
 # loaded on the host; downloads go to $KVMCHURN_CACHE as for make check.
 # Exit status: 0; 1 when the demo ran and something in it failed; 2 when something it
 # needs is missing here.
@@ -46,7 +47,7 @@ kc_demo_needs
 t0=$SECONDS
 log=$KVMCHURN_CACHE/logs/$id-latest.log
 mkdir -p "$KVMCHURN_CACHE/logs"
-rm -f "$log"
+rm -f "$log" "$KVMCHURN_CACHE/out/demo/$id/timeline.svg"*
 verdict=$(mktemp)
 trap 'rm -f "$verdict"' EXIT
 # The core's boot engine: fetch, build, boot; a hung or failed boot ends with its reason
@@ -63,6 +64,15 @@ if [[ -e $log ]]; then
 fi
 rc=0
 wait "$run" || rc=$?
+svg=$KVMCHURN_CACHE/out/demo/$id/timeline.svg
+if ((rc == 0)); then
+	if [[ -s $svg.gz ]] && gzip -dc "$svg.gz" >"$svg"; then
+		echo "demo: the timeline of its VMs, as kvmchurn plot drew it in the guest: $svg"
+	else
+		echo "make demo: the guest handed back no timeline ($svg.gz)" >&2
+		rc=1
+	fi
+fi
 if ((rc == 0)); then
 	echo "demo: done in $((SECONDS - t0)) s on $id ($(sed -n 's/^PASS [^ ]* \([^ :]*\).*/\1/p' "$verdict")); the guest's whole log: $(readlink -f "$log")"
 	exit 0

@@ -1,14 +1,16 @@
 #!/bin/sh
 # 10-demo (make demo, not a test): what an operator sees on a host. Loads kvmchurn,
-# runs `kvmchurn load -n 100 -j 4 --end kill` with a progress line a second from the
+# runs `kvmchurn load -n 100 -j 4 --run --end kill` with a progress line a second from the
 # module's own counts, then prints the load's summary, `kvmchurn show`, `summary` and
-# `check`. Lines for the terminal start with "demo| "; tests/demo/run.sh prints them.
+# `check`, and hands back `kvmchurn plot`'s timeline of the 100 VMs (gzipped: the serial
+# line is slow), which tests/demo/run.sh writes beside the log. Lines for the terminal
+# start with "demo| "; run.sh prints them.
 # shellcheck source=../../lib/guest/lib.sh
 . /kvmchurn/lib.sh
 # the kernel's own lines stay in dmesg, out of the terminal's way
 echo 1 >/proc/sys/kernel/printk
 say() { sed 's/^/demo| /'; }
-LOAD="kvmchurn load -n 100 -j 4 --end kill"
+LOAD="kvmchurn load -n 100 -j 4 --run --end kill"
 
 if insmod "$KVMCHURN_KO"; then
 	ok "insmod kvmchurn.ko"
@@ -42,4 +44,9 @@ for c in show summary check; do
 	# check exits 1 when one of the seed's checks warns: that is its answer, not a failure
 	if [ $rc = 0 ] || { [ $c = check ] && [ $rc = 1 ]; }; then ok "kvmchurn $c"; else not_ok "kvmchurn $c: exit $rc"; fi
 done
+if kvmchurn plot -o /tmp/timeline.svg && gzip -c /tmp/timeline.svg | kvmchurn-put timeline.svg.gz; then
+	ok "kvmchurn plot"
+else
+	not_ok "kvmchurn plot: exit $?"
+fi
 rmmod kvmchurn
