@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # install-deps.sh: as root, the Debian 12 packages that make check and make demo run
-# (.ci/run installs them with it, then runs make check); chromium for the browser tier,
-# which renders the pictures of `kvmchurn plot` (tests/browser). Nothing else of the host
+# (.ci/run installs them with it, then runs make check); chromium and librsvg2-bin for
+# the browser tier, which renders the pictures of `kvmchurn plot` (tests/browser). Nothing else of the host
 # changes: kernels, chroots and QEMU 10 are downloaded into $KVMCHURN_CACHE by the tests.
 set -euo pipefail
 
@@ -18,7 +18,7 @@ apt-get install -y -qq --no-install-recommends \
 	sparse dwarves debootstrap mmdebstrap kmod cpio gzip xz-utils zstd squashfs-tools \
 	qemu-system-x86 qemu-system-arm qemu-user-static busybox-static stress-ng \
 	python3 ca-certificates systemd-container shellcheck \
-	chromium libxml2-utils fonts-dejavu-core >/dev/null
+	chromium libxml2-utils librsvg2-bin fonts-dejavu-core >/dev/null
 
 # make check-prometheus runs its own Prometheus and node_exporter on free loopback ports.
 # Installed, their packages would start and enable system-wide services (on :9090 and

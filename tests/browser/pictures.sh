@@ -9,8 +9,9 @@ browse() {
 		--user-data-dir="$tmp/profile" "$@" 2>>"$tmp/chromium.err"
 }
 
-# picture NAME SVG [CHECK.PY DOM OPTION...]: every check of one picture. Chromium reads it
-# twice: the SVG file itself, for the screenshot; and an XHTML page around it, parsed as
+# picture NAME SVG [CHECK.PY DOM OPTION...]: every check of one picture. librsvg draws it
+# as an image viewer does. Chromium reads it twice: the SVG file itself, for the
+# screenshot; and an XHTML page around it, parsed as
 # XML as the SVG file is (a malformed one is a parsererror there, and no measurement),
 # in which measure.js measures what was laid out.
 picture() {
@@ -20,6 +21,9 @@ picture() {
 	read -r width height < <(sed -n '2s/.* width="\([0-9.]*\)" height="\([0-9.]*\)".*/\1 \2/p' "$svg")
 	browse --screenshot="$base.png" --window-size="${width%.*},${height%.*}" "file://$svg" >/dev/null
 	check "$name: the screenshot is its size, not blank" "$python" "$here/check.py" png "$base.png" "$svg"
+	# an image viewer's reading: librsvg, which GNOME's viewers and ImageMagick use
+	rsvg-convert -o "$base.rsvg.png" "$svg" 2>"$base.rsvg.err" || diag "$(cat "$base.rsvg.err")"
+	check "$name: librsvg draws it too, its size, not blank" "$python" "$here/check.py" png "$base.rsvg.png" "$svg"
 	{
 		printf '<?xml version="1.0" encoding="UTF-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml">\n'
 		printf '<head><style>body { margin: 0 }</style></head><body>\n'
