@@ -104,7 +104,7 @@ uint64_t kc_now_ns(void);		/* CLOCK_MONOTONIC */
 size_t kc_split_tabs(char *line, char **f, size_t max);
 /* Colour on stdout: a terminal, NO_COLOR unset or empty, TERM not dumb. */
 bool kc_colour(void);
-/* The whole of @fd into a malloc()ed buffer; -1 and errno. */
+/* The whole of @fd into a malloc()ed buffer, a NUL after its @len bytes; -1 and errno. */
 int kc_read_fd(int fd, char **text, size_t *len);
 /*
  * Runs @write on stdout when @path is "-", else on a new file that is then

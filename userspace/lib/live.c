@@ -137,7 +137,7 @@ static int grow(struct kc_live_set *ls)
 	return 0;
 }
 
-int kc_live_parse(const char *cmd, const char *name, char *text,
+int kc_live_parse(const char *cmd, const char *name, char *text, size_t len,
 		  struct kc_live_set *ls)
 {
 	unsigned long nr = 0;
@@ -145,10 +145,11 @@ int kc_live_parse(const char *cmd, const char *name, char *text,
 	size_t n;
 
 	memset(ls, 0, sizeof(*ls));
-	for (line = text; line && *line; line = next) {
+	if (kc_vms_text(cmd, name, text, len))
+		return -1;
+	for (line = text; *line; line = next) {
 		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
+		*next++ = '\0';
 		if (++nr == 1) {
 			if (strncmp(line, KC_VMS_MAGIC " ", strlen(KC_VMS_MAGIC) + 1))
 				return kc_vms_bad(cmd, name, nr, "not a vms file");
@@ -219,7 +220,7 @@ int kc_live_read(const char *cmd, const struct kc_global *g,
 	}
 	rc = kc_read_module_file(cmd, g, "vms", &text, &len);
 	if (!rc) {
-		if (kc_live_parse(cmd, path, text, ls))
+		if (kc_live_parse(cmd, path, text, len, ls))
 			rc = KC_EXIT_CANNOT_START;
 		free(text);
 	}

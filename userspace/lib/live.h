@@ -36,8 +36,11 @@ struct kc_live_set {
  */
 int kc_live_read(const char *cmd, const struct kc_global *g,
 		 struct kc_live_set *ls);
-/* Parses @text (a vms file named @name); 0, or -1 after a message. */
-int kc_live_parse(const char *cmd, const char *name, char *text,
+/*
+ * Parses @len bytes of @text (a vms file named @name, a NUL after them);
+ * 0, or -1 after a message.
+ */
+int kc_live_parse(const char *cmd, const char *name, char *text, size_t len,
 		  struct kc_live_set *ls);
 void kc_live_free(struct kc_live_set *ls);
 

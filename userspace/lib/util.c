@@ -43,7 +43,8 @@ int kc_read_fd(int fd, char **text, size_t *len)
 	if (!buf)
 		return -1;
 	for (;;) {
-		if (n == cap) {
+		/* room for the NUL after the text, always */
+		if (n + 1 == cap) {
 			/* The raw file is a few KiB; 64 MiB is not one. */
 			if (cap >= 64 << 20) {
 				errno = EFBIG;
@@ -55,12 +56,13 @@ int kc_read_fd(int fd, char **text, size_t *len)
 			buf = bigger;
 			cap *= 2;
 		}
-		got = read(fd, buf + n, cap - n);
+		got = read(fd, buf + n, cap - n - 1);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
 			break;
 		if (got == 0) {
+			buf[n] = '\0';
 			*text = buf;
 			*len = n;
 			return 0;

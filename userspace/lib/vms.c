@@ -10,33 +10,50 @@
 #include "debugfs.h"
 #include "vms.h"
 
-/* One stage field: "-" or "<count>:<sum>". */
+/*
+ * A decimal of @f up to @stop or the end, as the raw reader's: digits only,
+ * at least one, at most 2^64 - 1; -1 otherwise. *@end is where it stopped.
+ */
+static int decimal(const char *f, char stop, unsigned long long *v,
+		   const char **end)
+{
+	unsigned long long n = 0;
+	const char *p = f;
+
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned int d = (unsigned int)(*p - '0');
+
+		if (n > (~0ULL - d) / 10)
+			return -1;
+		n = n * 10 + d;
+	}
+	if (p == f || (*p && *p != stop))
+		return -1;
+	*v = n;
+	if (end)
+		*end = p;
+	return 0;
+}
+
+/* One stage field: "-" or "<count>:<sum>", count not 0. */
 static int parse_stage(const char *f, unsigned long long *count,
 		       unsigned long long *sum)
 {
-	char *end;
+	const char *end;
 
 	if (!strcmp(f, KC_VMS_ABSENT)) {
 		*count = *sum = 0;
 		return 0;
 	}
-	errno = 0;
-	*count = strtoull(f, &end, 10);
-	if (errno || end == f || *end != ':' || !*count)
+	if (decimal(f, ':', count, &end) || *end != ':' || !*count)
 		return -1;
-	f = end + 1;
-	*sum = strtoull(f, &end, 10);
-	return errno || end == f || *end ? -1 : 0;
+	return decimal(end + 1, '\0', sum, NULL);
 }
 
 /* A number of the td record: all digits, up to a ':' or the end. */
 static int td_number(const char *f, unsigned long long *v)
 {
-	char *end;
-
-	errno = 0;
-	*v = strtoull(f, &end, 10);
-	return errno || end == f || (*end && *end != ':') ? -1 : 0;
+	return decimal(f, ':', v, NULL);
 }
 
 /* A time as the module prints it, "SECONDS.NNNNNNNNN", in ns. */
@@ -72,8 +89,12 @@ static int parse_td(char **f, size_t n, const struct kc_vms *v,
 {
 	if (parse_time(f[1], td->began, sizeof(td->began), &td->began_ns))
 		return -1;
+	if (strcmp(f[2], KC_VMS_BY_VM) && strcmp(f[2], KC_VMS_BY_VCPU) &&
+	    strcmp(f[2], KC_VMS_BY_OTHER) && strcmp(f[2], KC_VMS_ABSENT))
+		return -1;
 	snprintf(td->by, sizeof(td->by), "%s", f[2]);
-	if (td_number(f[3], &td->notified) || td_number(f[4], &td->reaped))
+	if (decimal(f[3], '\0', &td->notified, NULL) ||
+	    decimal(f[4], '\0', &td->reaped, NULL))
 		return -1;
 	for (size_t i = 5; i < n; i++) {
 		const char *colon = strchr(f[i], ':');
@@ -81,7 +102,7 @@ static int parse_td(char **f, size_t n, const struct kc_vms *v,
 		int part = v->tdcol[i];
 
 		if (!colon || td_number(f[i], &first) ||
-		    td_number(colon + 1, &before))
+		    decimal(colon + 1, '\0', &before, NULL))
 			return -1;
 		if (part >= 0) {
 			td->first[part] = first;
@@ -98,11 +119,8 @@ static int parse_st(char **f, size_t n, const struct kc_vms *v,
 {
 	for (size_t i = 1; i < n; i++) {
 		unsigned long long first;
-		char *end;
 
-		errno = 0;
-		first = strtoull(f[i], &end, 10);
-		if (errno || end == f[i] || *end)
+		if (decimal(f[i], '\0', &first, NULL))
 			return -1;
 		if (v->stcol[i] >= 0)
 			st->first[v->stcol[i]] = first;
@@ -136,6 +154,8 @@ static int parse_vm(const char *cmd, const char *path, unsigned long nr,
 	memset(r, 0, sizeof(*r));
 	if (!kc_parse_ulong(f[2], 1, 1UL << 31, &r->tgid))
 		return kc_vms_bad(cmd, path, nr, "a tgid that is not a number");
+	if (!*f[3] || strlen(f[3]) > KC_NAME_MAX)
+		return kc_vms_bad(cmd, path, nr, "a comm empty or longer than " KC_STR(KC_NAME_MAX) " bytes");
 	snprintf(r->comm, sizeof(r->comm), "%s", f[3]);
 	if (parse_time(f[4], r->created, sizeof(r->created), &r->created_ns))
 		return kc_vms_bad(cmd, path, nr, "a creation time that is not SECONDS.NANOSECONDS");
@@ -165,48 +185,102 @@ static void map_fields(char **f, size_t n, size_t head, int *col,
 	}
 }
 
-int kc_vms_parse(const char *cmd, const char *path, char *text,
+int kc_vms_text(const char *cmd, const char *path, const char *text,
+		size_t len)
+{
+	const char *nul = memchr(text, '\0', len);
+	unsigned long nr = 1;
+
+	if (!len) {
+		kc_err(cmd, "%s is empty: not a kvmchurn-vms file", path);
+		return -1;
+	}
+	for (const char *c = text; c < (nul ? nul : text + len - 1); c++)
+		nr += *c == '\n';
+	if (nul)
+		return kc_vms_bad(cmd, path, nr, "a NUL byte: not a text file");
+	if (text[len - 1] != '\n')
+		return kc_vms_bad(cmd, path, nr, "cut short (no newline at its end)");
+	return 0;
+}
+
+/* The records that come once, before the VMs: their tags, a bit each. */
+static const char *const once[] = {
+	KC_VMS_UNIT, KC_VMS_PARAMS, KC_VMS_STATS, KC_VMS_FIELDS,
+	KC_VMS_TD_FIELDS, KC_VMS_ST_FIELDS,
+};
+
+/* Fields of each record this reader knows, its tag included: at least. */
+static size_t least_fields(const char *tag)
+{
+	return !strcmp(tag, KC_VMS_UNIT) ? 2 : !strcmp(tag, KC_VMS_PARAMS) ? 4 :
+	       !strcmp(tag, KC_VMS_STATS) ? 5 : !strcmp(tag, KC_VMS_FIELDS) ? KC_VMS_VM_HEAD :
+	       !strcmp(tag, KC_VMS_TD_FIELDS) ? 5 : 1;
+}
+
+/* A params or stats record: @n numbers after its tag, strict. */
+static int numbers(char **f, size_t n, unsigned long long *out)
+{
+	for (size_t i = 0; i < n; i++)
+		if (decimal(f[i + 1], '\0', &out[i], NULL))
+			return -1;
+	return 0;
+}
+
+/* What follows a vm record, a bit each: its st and its td records. */
+#define AFTER_VM	1u
+#define HAS_ST		2u
+#define HAS_TD		4u
+
+int kc_vms_parse(const char *cmd, const char *path, char *text, size_t len,
 		 const char *list, struct kc_vms *v)
 {
 	char *line, *next, *f[KC_VMS_VM_HEAD + KC_NR_METRICS + 16];
-	bool have_fields = false;
+	unsigned int seen = 0, vm = 0;
 	unsigned long nr = 0;
 	size_t n;
 
-	for (line = text; line && *line; line = next) {
+	if (kc_vms_text(cmd, path, text, len))
+		return -1;
+	for (line = text; *line; line = next) {
 		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
+		*next++ = '\0';
 		nr++;
 		if (nr == 1) {
 			if (strcmp(line, KC_VMS_MAGIC " " KC_STR(KC_VMS_VERSION)))
 				return kc_vms_bad(cmd, path, nr, "not a kvmchurn-vms " KC_STR(KC_VMS_VERSION) " file");
 			continue;
 		}
+		if (!*line)
+			return kc_vms_bad(cmd, path, nr, "an empty line");
 		n = kc_split_tabs(line, f, ARRAY_SIZE(f));
-		if (!strcmp(f[0], KC_VMS_UNIT) && n >= 2) {
+		for (unsigned int i = 0; i < ARRAY_SIZE(once); i++) {
+			if (strcmp(f[0], once[i]))
+				continue;
+			if (seen & 1u << i)
+				return kc_vms_bad(cmd, path, nr, "a record that comes once, twice");
+			seen |= 1u << i;
+		}
+		if (n < least_fields(f[0]))
+			return kc_vms_bad(cmd, path, nr, "too few fields");
+		if (!strcmp(f[0], KC_VMS_UNIT)) {
 			snprintf(v->unit, sizeof(v->unit), "%s", f[1]);
 			v->unit_ns = kc_unit_ns(v->unit);
 			if (!v->unit_ns)
 				return kc_vms_bad(cmd, path, nr, "a unit other than ns, us and ms");
-		} else if (!strcmp(f[0], KC_VMS_PARAMS) && n >= 4) {
-			for (size_t i = 0; i < 3; i++)
-				v->params[i] = strtoull(f[i + 1], NULL, 10);
-		} else if (!strcmp(f[0], KC_VMS_STATS) && n >= 5) {
-			for (size_t i = 0; i < 4; i++)
-				v->stats[i] = strtoull(f[i + 1], NULL, 10);
+		} else if (!strcmp(f[0], KC_VMS_PARAMS)) {
+			if (numbers(f, 3, v->params))
+				return kc_vms_bad(cmd, path, nr, "a params record of other than numbers");
+		} else if (!strcmp(f[0], KC_VMS_STATS)) {
+			if (numbers(f, 4, v->stats))
+				return kc_vms_bad(cmd, path, nr, "a stats record of other than numbers");
 		} else if (!strcmp(f[0], KC_VMS_FIELDS)) {
-			if (n < KC_VMS_VM_HEAD)
-				return kc_vms_bad(cmd, path, nr, "too few fields");
 			if (n > ARRAY_SIZE(v->col))
 				return kc_vms_bad(cmd, path, nr, "too many fields");
 			v->ncols = n;
 			map_fields(f, n, KC_VMS_VM_HEAD, v->col, 0,
 				   KC_NR_METRICS - 1, 0);
-			have_fields = true;
 		} else if (!strcmp(f[0], KC_VMS_TD_FIELDS)) {
-			if (n < 5)
-				return kc_vms_bad(cmd, path, nr, "too few td fields");
 			if (n > ARRAY_SIZE(v->tdcol))
 				return kc_vms_bad(cmd, path, nr, "too many td fields");
 			v->ntdcols = n;
@@ -221,25 +295,29 @@ int kc_vms_parse(const char *cmd, const char *path, char *text,
 		} else if (!strcmp(f[0], KC_VMS_ST)) {
 			if (!v->nstcols || n != v->nstcols)
 				return kc_vms_bad(cmd, path, nr, "an st record unlike the st-fields record");
+			if (!(vm & AFTER_VM) || vm & HAS_ST)
+				return kc_vms_bad(cmd, path, nr, "an st record not after its vm record");
+			vm |= HAS_ST;
 			if (v->last_taken && parse_st(f, n, v, &v->vm[v->n - 1].st))
 				return kc_vms_bad(cmd, path, nr, "an st record of other than numbers");
 		} else if (!strcmp(f[0], KC_VMS_TD)) {
 			if (!v->ntdcols || n != v->ntdcols)
 				return kc_vms_bad(cmd, path, nr, "a td record unlike the td-fields record");
+			if (!(vm & AFTER_VM) || vm & HAS_TD)
+				return kc_vms_bad(cmd, path, nr, "a td record not after its vm record");
+			vm |= HAS_TD;
 			if (v->last_taken && parse_td(f, n, v, &v->vm[v->n - 1].td))
 				return kc_vms_bad(cmd, path, nr, "a td record of other than a time, numbers and FIRST:BEFORE parts");
 		} else if (!strcmp(f[0], KC_VMS_VM)) {
-			if (!have_fields || n != v->ncols)
+			if (!v->ncols || n != v->ncols)
 				return kc_vms_bad(cmd, path, nr, "a vm record unlike the fields record");
+			vm = AFTER_VM;
 			if (parse_vm(cmd, path, nr, f, n, list, v))
 				return -1;
 		}
+		/* else a live record (live.c's), or a newer module's: skipped */
 	}
-	if (!nr) {
-		kc_err(cmd, "%s is empty: not a kvmchurn-vms file", path);
-		return -1;
-	}
-	if (!have_fields)
+	if (!v->ncols)
 		return kc_vms_bad(cmd, path, nr, "no fields record");
 	return 0;
 }
@@ -258,7 +336,7 @@ int kc_vms_read(const char *cmd, const struct kc_global *g, bool slowest,
 	if (rc)
 		return rc;
 	snprintf(path, len, "%s/vms", g->dir);
-	rc = kc_vms_parse(cmd, path, text, slowest ? KC_VMS_SLOWEST : KC_VMS_LAST, v);
+	rc = kc_vms_parse(cmd, path, text, size, slowest ? KC_VMS_SLOWEST : KC_VMS_LAST, v);
 	free(text);
 	if (rc) {
 		kc_vms_free(v);

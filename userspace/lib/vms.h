@@ -63,9 +63,18 @@ struct kc_vms {
  */
 int kc_vms_read(const char *cmd, const struct kc_global *g, bool slowest,
 		unsigned long count, struct kc_vms *v, char *path, size_t len);
-/* Parses @text, the vms file @path, keeping the VMs of @list. */
-int kc_vms_parse(const char *cmd, const char *path, char *text,
+/*
+ * Parses @len bytes of @text (NUL-terminated after them), the vms file
+ * @path, keeping the VMs of @list; as strict as the raw reader: numbers
+ * are decimals of 64 bits, known records have their fields, those that
+ * come once come once, an st or td record follows its vm record; a record
+ * of a newer module is skipped. 0, or -1 after a message.
+ */
+int kc_vms_parse(const char *cmd, const char *path, char *text, size_t len,
 		 const char *list, struct kc_vms *v);
+/* @len bytes of the vms file @path are text with a newline at the end. */
+int kc_vms_text(const char *cmd, const char *path, const char *text,
+		size_t len);
 void kc_vms_free(struct kc_vms *v);
 /* Line @nr of the vms file @path is not what this client reads: -1, said why. */
 int kc_vms_bad(const char *cmd, const char *path, unsigned long nr,
