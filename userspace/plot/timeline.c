@@ -181,6 +181,17 @@ static void section(FILE *f, const char *title, const struct lane *lanes,
 	}
 }
 
+/*
+ * @part of @whole in per mille; a file from elsewhere may give a window of
+ * no time with parts that took some (tests/unit/fuzz/).
+ */
+static unsigned int share_of(unsigned long long part, unsigned long long whole)
+{
+	double p = whole ? (double)part * KC_PERMILLE / (double)whole : 0;
+
+	return p < 1e9 ? (unsigned int)p : 1000000000u;
+}
+
 /* A rect of a window, with its <title>. */
 static void segment(FILE *f, const char *part, double x, double y, double w,
 		    const char *fill, const char *title)
@@ -234,8 +245,7 @@ static void window(FILE *f, const struct kc_vms *v, const struct lane *l,
 		size_t k;
 
 		kc_plot_duration(part, sizeof(part), (double)(seg[i].len * v->unit_ns));
-		kc_permille_text(share, sizeof(share),
-				 (unsigned int)(seg[i].len * KC_PERMILLE / whole));
+		kc_permille_text(share, sizeof(share), share_of(seg[i].len, whole));
 		k = (size_t)snprintf(text, sizeof(text), "%s: %llu %s (%s), %s of the %s (%s)",
 				     name, seg[i].len, v->unit, part, share,
 				     kc_metric_name(wm), dur);
