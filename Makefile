@@ -199,9 +199,33 @@ check-unit:
 	$(CC) $(KC_CFLAGS_STD) $(KC_CFLAGS_WARN) -g -O1 -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -o tests/unit/qtrace_fuzz tests/unit/qtrace_fuzz.c \
 		-Iuserspace userspace/downtime/qtrace.c userspace/downtime/migration.c userspace/lib/grow.c
+	$(CC) $(KC_CFLAGS_STD) $(KC_CFLAGS_WARN) -Wno-format-truncation $(KC_FUZZ_CFLAGS) -o tests/unit/reader_fuzz \
+		tests/unit/reader_fuzz.c $(KC_FUZZ_SRCS) -lm
 	tests/unit/tier.sh --client $(CURDIR)/userspace/kvmchurn --version $(VERSION) \
 		--fakekvm $(CURDIR)/tests/unit/fakekvm.so $(if $(TESTS),--tests '$(TESTS)') \
 		$(if $(NO_PROMTOOL),--no-promtool)
+
+# The readers of files from other hosts (raw, vms and its live records, what plot and
+# vms --trace-event draw of them) under ASan and UBSan: tests/unit/reader_fuzz.c, run a
+# fixed number of times by check-unit. make fuzz: the same target coverage-guided by
+# libFuzzer (Debian's clang with libclang-rt-dev), for FUZZ_SECONDS (default 300), its
+# corpus kept in $(KVMCHURN_CACHE)/fuzz/reader; a finding is written there as crash-*,
+# to be fixed and kept in tests/unit/fuzz/. gcc at -O1 with the sanitizers sees
+# truncations of snprintf() that are meant: -Wno-format-truncation there.
+KVMCHURN_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kvmchurn
+FUZZ_SECONDS ?= 300
+KC_FUZZ_SRCS = $(wildcard userspace/lib/*.c userspace/plot/*.c) userspace/cmd/vms_trace.c
+KC_FUZZ_CFLAGS = -D_GNU_SOURCE -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-Iuserspace -Imodule -Itests/unit
+fuzz:
+	@command -v clang >/dev/null || { echo 'make fuzz: no clang: apt-get install clang libclang-rt-14-dev' >&2; exit 2; }
+	clang $(KC_CFLAGS_STD) -Wall -Wextra -Werror $(KC_FUZZ_CFLAGS) -fsanitize=fuzzer \
+		-DKC_LIBFUZZER -o tests/unit/reader_libfuzzer tests/unit/reader_fuzz.c $(KC_FUZZ_SRCS) -lm
+	mkdir -p $(KVMCHURN_CACHE)/fuzz/reader
+	n=0; for f in $$(find tests/fixtures tests/unit/fuzz -type f \( -name raw -o -name vms -o -path '*/unit/fuzz/*' \)); do \
+		n=$$((n + 1)); cp "$$f" $(KVMCHURN_CACHE)/fuzz/reader/seed-$$n; done
+	cd $(KVMCHURN_CACHE)/fuzz && $(CURDIR)/tests/unit/reader_libfuzzer -max_total_time=$(FUZZ_SECONDS) \
+		-timeout=10 -print_final_stats=1 -artifact_prefix=$(KVMCHURN_CACHE)/fuzz/ reader
 
 # The textfile as Debian's node_exporter and Prometheus read it, on the loopback
 # (tests/prometheus): quantiles and sums by PromQL against the client's, the examples' rules.
@@ -274,5 +298,5 @@ check-debug-rt:
 
 .PHONY: all module client version cflags products install install-client uninstall clean \
 	clean-userspace style shellcheck check \
-	check-quick check-full check-unit check-prometheus check-browser check-browser-docs check-build check-vm check-debug check-debug-rt check-dkms check-qemu kunit bench-floor stall \
+	check-quick check-full check-unit check-prometheus check-browser check-browser-docs fuzz check-build check-vm check-debug check-debug-rt check-dkms check-qemu kunit bench-floor stall \
 	dkms-source dkms-install dkms-remove compatibility demo bench bench-profile bench-count bench-backing

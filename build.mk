@@ -21,4 +21,5 @@ KC_CFLAGS_WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-p
 # checks that .gitignore has each.
 KC_PRODUCTS := *.o *.o.d *.ko *.mod *.mod.c .*.cmd *.order Module.symvers .tmp_versions \
 	userspace/kvmchurn userspace/.flags.* \
-	tests/unit/abi_test tests/unit/fakekvm.so tests/unit/qtrace_gen tests/unit/qtrace_fuzz
+	tests/unit/abi_test tests/unit/fakekvm.so tests/unit/qtrace_gen tests/unit/qtrace_fuzz \
+	tests/unit/reader_fuzz tests/unit/reader_libfuzzer

@@ -627,6 +627,26 @@ printf 'kvmchurn vms: badvms/vms is empty: not a kvmchurn-vms file\n' >"$tmp/wan
 want_same err "$tmp/want"
 finish "bad vms: empty"
 
+# ---- reader_fuzz: the readers of files from other hosts under ASan and UBSan --
+# Every raw and vms file of the fixtures and each kept finding (tests/unit/fuzz/), as
+# they are, then 10000 mutants of them (seeded: the same anywhere), through the raw,
+# vms and live readers and what plot and vms --trace-event draw of what they accept.
+
+if [[ ! -x $here/reader_fuzz ]]; then
+	problems+=("$here/reader_fuzz not found: make check-unit builds it")
+else
+	mapfile -t seeds < <(find "$fixtures" "$here/fuzz" -type f \( -name raw -o -name vms -o -path "$here/fuzz/*" \) | sort)
+	ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
+	UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1 \
+		"$here/reader_fuzz" 20261207 10000 "${seeds[@]}" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	want_rc 0
+	want_same err empty
+	grep -q ': ok$' "$tmp/out" || problems+=("no summary line: $(head -c 300 "$tmp/out")")
+	[[ -s $tmp/out ]] && echo "# $(cat "$tmp/out")"
+fi
+finish "reader_fuzz: ${#seeds[@]} files and their mutants: no crash, no sanitizer report, invariants hold"
+
 # ---- raw files: skipped records, versions, damage ---------------------------
 
 # A newer module's records, metric, counter and field are skipped: the

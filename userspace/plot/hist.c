@@ -149,7 +149,7 @@ void kc_plot_hists(FILE *f, const void *hists)
 	kc_svg_text(f, MARGIN, 48, "start", 12, 0, KC_SVG_INK, line);
 	kc_svg_text(f, MARGIN, 66, "start", 11, 0, KC_SVG_DIM,
 		    "A bar a bucket [2^k, 2^(k+1)), labelled by its start; p50, p90 and p99 within 25 % (Documentation/ABI.rst).");
-	snprintf(line, sizeof(line), "no data: %s", e ? empty : "none");
+	snprintf(line, sizeof(line), "no data: %.1000s", e ? empty : "none");
 	kc_svg_text(f, MARGIN, 84, "start", 11, 0, KC_SVG_DIM, line);
 	all = kc_plot_metric_order(order);
 	for (unsigned int i = 0; i < all; i++) {
