@@ -64,6 +64,13 @@ echo "# ---- kvmchurn vms --slowest -n 5"
 kvmchurn vms --slowest -n 5 >/tmp/vms.out 2>&1 || not_ok "kvmchurn vms --slowest -n 5: exit $?"
 sed 's/^/# /' /tmp/vms.out
 check "kvmchurn vms --slowest -n 5: 5 VMs" [ "$(awk '$1 ~ /^[0-9]+$/' /tmp/vms.out | wc -l)" = 5 ]
+# The same VMs drawn (a row each) and as Trace Event JSON (a process each), from the
+# module's own file: the host's tests check the pictures' numbers on the captures.
+kvmchurn plot -o /tmp/vms.svg 2>/tmp/plot.err || not_ok "kvmchurn plot: exit $? ($(cat /tmp/plot.err))"
+check "kvmchurn plot: a row for each of the $VMS VMs" [ "$(grep -c '^<g class="vm" ' /tmp/vms.svg)" = "$VMS" ]
+kvmchurn vms --trace-event >/tmp/vms.json 2>/tmp/plot.err || not_ok "kvmchurn vms --trace-event: exit $?"
+check "kvmchurn vms --trace-event: a process named for each of the $VMS VMs" \
+	[ "$(grep -o '"name":"process_name"' /tmp/vms.json | wc -l)" = "$VMS" ]
 
 check "a tracefs instance counts the frees of processes named other" fence_arm other
 kvmchurn load -n 10 -j 2 --end kill --comm other >/tmp/load2.out 2>&1 ||
