@@ -36,7 +36,7 @@ while (($#)); do
 	esac
 	shift
 done
-fixtures=$KC_TOP/tests/fixtures logs=$KVMCHURN_CACHE/logs
+fixtures=$KC_TOP/tests/fixtures
 # python3 itself, not a wrapper of it (a pyenv shim costs more than the program)
 python=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || python=
 chromium=$(command -v chromium || command -v chromium-browser)
@@ -62,16 +62,8 @@ tier() {
 	tap_done
 }
 
-# main: the tier, its log a file of its own (another run on the same cache must not
-# write into the one judged), $logs/browser.log the newest.
 main() {
-	local log rc
-	mkdir -p "$logs"
-	log=$logs/browser-$(date +%Y%m%d-%H%M%S)-$$.log
-	ln -sfn "${log##*/}" "$logs/browser.log"
-	tier 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	if kc_tap_verdict browser "$log" "$rc" "$SECONDS"; then kc_summary 1 0; else kc_summary 0 1; fi
+	kc_tier_logged browser tier
 }
 
 main "$@"

@@ -114,6 +114,20 @@ kc_summary() {
 	(($2 == 0))
 }
 
+# kc_tier_logged NAME FUNC: a host tier of one TAP script (prometheus, browser): FUNC's
+# output into a log of this run's own, $KVMCHURN_CACHE/logs/NAME-DATE-PID.log (another
+# run on the same cache writes its own: each judges only its lines), NAME.log linking to
+# the newest; then the verdict and the closing line, and their exit status.
+kc_tier_logged() {
+	local name=$1 fn=$2 logs=$KVMCHURN_CACHE/logs log rc
+	mkdir -p "$logs"
+	log=$logs/$name-$(date +%Y%m%d-%H%M%S)-$$.log
+	ln -sfn "${log##*/}" "$logs/$name.log"
+	"$fn" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	if kc_tap_verdict "$name" "$log" "$rc" "$SECONDS"; then kc_summary 1 0; else kc_summary 0 1; fi
+}
+
 # kc_ids_only USAGE ARG...: for an entry point that takes kernel ids alone: --help prints
 # USAGE and exits 0; any other option is refused, with USAGE, exit 2.
 kc_ids_only() {

@@ -79,18 +79,10 @@ tier() {
 	tap_done
 }
 
-# main: the tier, its log a file of its own (another run on the same cache must not
-# write into the one judged), $logs/prometheus.log the newest.
 main() {
-	local log rc
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
-	mkdir -p "$logs"
-	log=$logs/prometheus-$(date +%Y%m%d-%H%M%S)-$$.log
-	ln -sfn "${log##*/}" "$logs/prometheus.log"
-	tier 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	if kc_tap_verdict prometheus "$log" "$rc" "$SECONDS"; then kc_summary 1 0; else kc_summary 0 1; fi
+	kc_tier_logged prometheus tier
 }
 
 main "$@"
