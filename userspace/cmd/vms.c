@@ -99,18 +99,6 @@ static const struct kc_opt options[] = {
 	{ 0, 0, NULL, false },
 };
 
-/* Over the VMs shown with window @w partitioned: how much of it is named. */
-static void accounted_stats(const struct kc_vms *v, size_t first,
-			    unsigned int w, struct kc_accounted *a)
-{
-	__u32 count[KC_PERMILLE + 1] = { 0 };
-
-	for (size_t i = first; i < v->n; i++)
-		if (kc_vm_accounted(&v->vm[i], w) >= 0)
-			count[kc_vm_accounted(&v->vm[i], w)]++;
-	kc_accounted_stats(count, a);
-}
-
 static void local_time(const char *created, char *buf, size_t len)
 {
 	long long sec = strtoll(created, NULL, 10);
@@ -180,7 +168,7 @@ static void print_text(const struct kc_vms *v, size_t first, bool slowest,
 
 	columns(v, first, stages, shown);
 	for (unsigned int w = 0; w < KC_NR_WINDOWS; w++) {
-		accounted_stats(v, first, w, &a[w]);
+		kc_vms_accounted(v, w, &a[w]);
 		acc[w] = a[w].n > 0;
 	}
 	for (int m = 0; m < KC_NR_METRICS; m++) {

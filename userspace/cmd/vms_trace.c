@@ -62,10 +62,10 @@ static void instant(struct kc_json *j, const char *name, unsigned int pid,
 	kc_json_end(j);
 }
 
-/* Window @w of VM @r: the window, then its parts; the end of it in ns. */
-static unsigned long long window(struct kc_json *j, const struct kc_vms *v,
-				 const struct kc_vm *r, unsigned int w,
-				 unsigned int pid, unsigned long long t0)
+/* Window @w of VM @r: the window, then its parts. */
+static void window(struct kc_json *j, const struct kc_vms *v,
+		   const struct kc_vm *r, unsigned int w, unsigned int pid,
+		   unsigned long long t0)
 {
 	enum kc_metric wm = kc_window_desc(w)->metric;
 	unsigned long long start = kc_vm_window_start(r, w) - t0;
@@ -92,7 +92,6 @@ static unsigned long long window(struct kc_json *j, const struct kc_vms *v,
 		kc_json_end(j);
 		kc_json_end(j);
 	}
-	return start + r->sum[wm] * v->unit_ns;
 }
 
 void kc_vms_trace_event(FILE *f, const struct kc_vms *v)
@@ -120,18 +119,19 @@ void kc_vms_trace_event(FILE *f, const struct kc_vms *v)
 	for (size_t i = v->first; i < v->n; i++) {
 		const struct kc_vm *r = &v->vm[i];
 		unsigned int pid = (unsigned int)(i - v->first + 1);
-		unsigned long long ready = 0;
+		unsigned long long st_end = kc_vm_window_end(v, r, KC_WIN_STARTUP);
+		unsigned long long td_end = kc_vm_window_end(v, r, KC_WIN_TEARDOWN);
 
 		snprintf(name, sizeof(name), "%s %lu (VM %u)", r->comm, r->tgid, pid);
 		metadata(&j, "process_name", pid, "name", name, 0);
 		metadata(&j, "process_sort_index", pid, "sort_index", NULL, pid);
 		metadata(&j, "thread_name", pid, "name", "start-up and teardown", 0);
-		if (r->count[KC_M_STARTUP])
-			ready = window(&j, v, r, KC_WIN_STARTUP, pid, t0);
-		if (!r->td.valid || !r->count[KC_M_TEARDOWN])
+		if (st_end)
+			window(&j, v, r, KC_WIN_STARTUP, pid, t0);
+		if (!td_end)
 			continue;
-		if (ready && r->td.began_ns - t0 > ready) {
-			complete(&j, "running", "life", pid, ready, r->td.began_ns - t0 - ready);
+		if (st_end && r->td.began_ns > st_end) {
+			complete(&j, "running", "life", pid, st_end - t0, r->td.began_ns - st_end);
 			kc_json_end(&j);
 		}
 		window(&j, v, r, KC_WIN_TEARDOWN, pid, t0);

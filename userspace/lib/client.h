@@ -98,6 +98,15 @@ bool kc_parse_ulong(const char *s, unsigned long min, unsigned long max,
 /* util.c */
 uint64_t kc_now_ns(void);		/* CLOCK_MONOTONIC */
 /*
+ * The strict decimal of the module's files: digits only, at least one, at
+ * most 2^64 - 1, up to @stop or the end of @s; 0, or -1. *@end (when not
+ * NULL) is where it stopped.
+ */
+int kc_parse_u64(const char *s, char stop, unsigned long long *v,
+		 const char **end);
+/* A time as the module prints it, "SECONDS.NNNNNNNNN", in ns: 0, or -1. */
+int kc_parse_epoch_ns(const char *s, unsigned long long *ns);
+/*
  * Splits @line at tabs, in place, into @f (at most @max fields: the last
  * keeps the rest); returns how many. The records of the module's files.
  */

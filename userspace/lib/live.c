@@ -23,32 +23,10 @@ static const char *const live_fields[] = {
 	"tgid", "comm", "created", "window", "stage", "task", "since", "age",
 };
 
+/* A whole field of digits (kc_parse_u64()). */
 static bool number(const char *s, unsigned long long *v)
 {
-	char *end;
-
-	if (!*s || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return !errno && !*end;
-}
-
-/* "<seconds>.<9 digits>" as nanoseconds. */
-static bool real_time(const char *s, __u64 *ns)
-{
-	unsigned long long sec, nsec;
-	const char *dot = strchr(s, '.');
-	char buf[32];
-
-	if (!dot || dot - s >= (long)sizeof(buf) || strlen(dot + 1) != 9)
-		return false;
-	memcpy(buf, s, (size_t)(dot - s));
-	buf[dot - s] = '\0';
-	if (!number(buf, &sec) || !number(dot + 1, &nsec))
-		return false;
-	*ns = sec * 1000000000ULL + nsec;
-	return true;
+	return !kc_parse_u64(s, '\0', v, NULL);
 }
 
 static int window_of(const char *s)
@@ -86,7 +64,7 @@ static int live_record(char **f, size_t n, struct kc_live *v)
 
 	memset(v, 0, sizeof(*v));
 	if (n < KC_VMS_LIVE_NR || !number(f[1], &tgid) || tgid > INT32_MAX ||
-	    strlen(f[2]) >= KC_COMM_LEN || !real_time(f[3], &v->created) ||
+	    strlen(f[2]) >= KC_COMM_LEN || kc_parse_epoch_ns(f[3], &v->created) ||
 	    (w = window_of(f[4])) < 0 || !number(f[6], &task) ||
 	    task > INT32_MAX || !number(f[8], &age))
 		return -1;
@@ -99,7 +77,7 @@ static int live_record(char **f, size_t n, struct kc_live *v)
 		return -1;
 	if (!v->depth)
 		return strcmp(f[7], KC_VMS_ABSENT) ? -1 : 0;
-	return real_time(f[7], &v->since) ? 0 : -1;
+	return kc_parse_epoch_ns(f[7], &v->since) ? -1 : 0;
 }
 
 static int stack_record(char **f, size_t n, struct kc_live_stack *st)

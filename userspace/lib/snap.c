@@ -35,22 +35,10 @@ static int bad(const struct parser *p, const char *fmt, ...)
 	return -1;
 }
 
-/* Strict decimal: digits only, at most 2^64 - 1. */
+/* Strict decimal (kc_parse_u64()): digits only, at most 2^64 - 1. */
 static bool parse_u64(const char *s, __u64 *out)
 {
-	__u64 v = 0;
-
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		unsigned int d = (unsigned int)(*s - '0');
-
-		if (d > 9 || v > (~0ULL - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return true;
+	return !kc_parse_u64(s, '\0', out, NULL);
 }
 
 static int number(const struct parser *p, const char *tag, const char *what,

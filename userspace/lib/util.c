@@ -156,3 +156,37 @@ size_t kc_split_tabs(char *line, char **f, size_t max)
 	}
 	return n;
 }
+
+int kc_parse_u64(const char *s, char stop, unsigned long long *v,
+		 const char **end)
+{
+	unsigned long long n = 0;
+	const char *p = s;
+
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned int d = (unsigned int)(*p - '0');
+
+		if (n > (~0ULL - d) / 10)
+			return -1;
+		n = n * 10 + d;
+	}
+	if (p == s || (*p && *p != stop))
+		return -1;
+	*v = n;
+	if (end)
+		*end = p;
+	return 0;
+}
+
+int kc_parse_epoch_ns(const char *s, unsigned long long *ns)
+{
+	unsigned long long sec, frac;
+	const char *dot;
+
+	if (kc_parse_u64(s, '.', &sec, &dot) || *dot != '.' ||
+	    strlen(dot + 1) != 9 || kc_parse_u64(dot + 1, '\0', &frac, NULL) ||
+	    sec > (~0ULL - frac) / 1000000000ULL)
+		return -1;
+	*ns = sec * 1000000000ULL + frac;
+	return 0;
+}

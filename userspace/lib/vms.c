@@ -10,31 +10,6 @@
 #include "debugfs.h"
 #include "vms.h"
 
-/*
- * A decimal of @f up to @stop or the end, as the raw reader's: digits only,
- * at least one, at most 2^64 - 1; -1 otherwise. *@end is where it stopped.
- */
-static int decimal(const char *f, char stop, unsigned long long *v,
-		   const char **end)
-{
-	unsigned long long n = 0;
-	const char *p = f;
-
-	for (; *p >= '0' && *p <= '9'; p++) {
-		unsigned int d = (unsigned int)(*p - '0');
-
-		if (n > (~0ULL - d) / 10)
-			return -1;
-		n = n * 10 + d;
-	}
-	if (p == f || (*p && *p != stop))
-		return -1;
-	*v = n;
-	if (end)
-		*end = p;
-	return 0;
-}
-
 /* One stage field: "-" or "<count>:<sum>", count not 0. */
 static int parse_stage(const char *f, unsigned long long *count,
 		       unsigned long long *sum)
@@ -45,40 +20,25 @@ static int parse_stage(const char *f, unsigned long long *count,
 		*count = *sum = 0;
 		return 0;
 	}
-	if (decimal(f, ':', count, &end) || *end != ':' || !*count)
+	if (kc_parse_u64(f, ':', count, &end) || *end != ':' || !*count)
 		return -1;
-	return decimal(end + 1, '\0', sum, NULL);
+	return kc_parse_u64(end + 1, '\0', sum, NULL);
 }
 
 /* A number of the td record: all digits, up to a ':' or the end. */
 static int td_number(const char *f, unsigned long long *v)
 {
-	return decimal(f, ':', v, NULL);
+	return kc_parse_u64(f, ':', v, NULL);
 }
 
-/* A time as the module prints it, "SECONDS.NNNNNNNNN", in ns. */
+/* A time as the module prints it, in ns, and its text into @copy. */
 static int parse_time(const char *f, char *copy, size_t len, uint64_t *ns)
 {
-	unsigned long long sec = 0, frac = 0;
-	const char *p = f;
+	unsigned long long t;
 
-	if (*p < '0' || *p > '9')
+	if (kc_parse_epoch_ns(f, &t))
 		return -1;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (sec > (UINT64_MAX / 1000000000ULL - 9) / 10)
-			return -1;
-		sec = sec * 10 + (unsigned long long)(*p - '0');
-	}
-	if (*p++ != '.')
-		return -1;
-	for (int i = 0; i < 9; i++, p++) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		frac = frac * 10 + (unsigned long long)(*p - '0');
-	}
-	if (*p)
-		return -1;
-	*ns = sec * 1000000000ULL + frac;
+	*ns = t;
 	snprintf(copy, len, "%s", f);
 	return 0;
 }
@@ -93,8 +53,8 @@ static int parse_td(char **f, size_t n, const struct kc_vms *v,
 	    strcmp(f[2], KC_VMS_BY_OTHER) && strcmp(f[2], KC_VMS_ABSENT))
 		return -1;
 	snprintf(td->by, sizeof(td->by), "%s", f[2]);
-	if (decimal(f[3], '\0', &td->notified, NULL) ||
-	    decimal(f[4], '\0', &td->reaped, NULL))
+	if (kc_parse_u64(f[3], '\0', &td->notified, NULL) ||
+	    kc_parse_u64(f[4], '\0', &td->reaped, NULL))
 		return -1;
 	for (size_t i = 5; i < n; i++) {
 		const char *colon = strchr(f[i], ':');
@@ -102,7 +62,7 @@ static int parse_td(char **f, size_t n, const struct kc_vms *v,
 		int part = v->tdcol[i];
 
 		if (!colon || td_number(f[i], &first) ||
-		    decimal(colon + 1, '\0', &before, NULL))
+		    kc_parse_u64(colon + 1, '\0', &before, NULL))
 			return -1;
 		if (part >= 0) {
 			td->first[part] = first;
@@ -120,7 +80,7 @@ static int parse_st(char **f, size_t n, const struct kc_vms *v,
 	for (size_t i = 1; i < n; i++) {
 		unsigned long long first;
 
-		if (decimal(f[i], '\0', &first, NULL))
+		if (kc_parse_u64(f[i], '\0', &first, NULL))
 			return -1;
 		if (v->stcol[i] >= 0)
 			st->first[v->stcol[i]] = first;
@@ -222,7 +182,7 @@ static size_t least_fields(const char *tag)
 static int numbers(char **f, size_t n, unsigned long long *out)
 {
 	for (size_t i = 0; i < n; i++)
-		if (decimal(f[i + 1], '\0', &out[i], NULL))
+		if (kc_parse_u64(f[i + 1], '\0', &out[i], NULL))
 			return -1;
 	return 0;
 }
@@ -413,6 +373,27 @@ int kc_vm_accounted(const struct kc_vm *r, unsigned int w)
 uint64_t kc_vm_window_start(const struct kc_vm *r, unsigned int w)
 {
 	return w == KC_WIN_TEARDOWN ? r->td.began_ns : r->created_ns;
+}
+
+uint64_t kc_vm_window_end(const struct kc_vms *v, const struct kc_vm *r,
+			  unsigned int w)
+{
+	enum kc_metric m = kc_window_desc(w)->metric;
+
+	if (!r->count[m] || (w == KC_WIN_TEARDOWN && !r->td.valid))
+		return 0;
+	return kc_vm_window_start(r, w) + r->sum[m] * v->unit_ns;
+}
+
+void kc_vms_accounted(const struct kc_vms *v, unsigned int w,
+		      struct kc_accounted *a)
+{
+	__u32 count[KC_PERMILLE + 1] = { 0 };
+
+	for (size_t i = v->first; i < v->n; i++)
+		if (kc_vm_accounted(&v->vm[i], w) >= 0)
+			count[kc_vm_accounted(&v->vm[i], w)]++;
+	kc_accounted_stats(count, a);
 }
 
 /* Where part @p of window @w first held the instant: 1 + offset, or 0. */

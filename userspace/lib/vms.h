@@ -13,6 +13,7 @@
 
 #include "client.h"
 #include "kvmchurn_abi.h"
+#include "kvmchurn_rules.h"
 
 /* A VM's start-up, partitioned: the st record after its vm record. */
 struct kc_vm_st {
@@ -97,6 +98,15 @@ int kc_vm_largest(const struct kc_vm *r);
 int kc_vm_accounted(const struct kc_vm *r, unsigned int w);
 /* When window @w began, in ns since the epoch. */
 uint64_t kc_vm_window_start(const struct kc_vm *r, unsigned int w);
+/*
+ * When window @w of VM @r of @v ended, in ns since the epoch; 0 when it has
+ * no place (not seen, or a teardown without its start).
+ */
+uint64_t kc_vm_window_end(const struct kc_vms *v, const struct kc_vm *r,
+			  unsigned int w);
+/* Over the VMs shown with window @w partitioned: how much of it is named. */
+void kc_vms_accounted(const struct kc_vms *v, unsigned int w,
+		      struct kc_accounted *a);
 
 /*
  * A window's parts laid end to end, in the order each first held the

@@ -91,18 +91,27 @@ unsigned int kc_plot_metric_order(unsigned int *order)
 	return n;
 }
 
+/* The units a time is written in, largest first. */
+static const struct {
+	double div;		/* ns in one */
+	const char *unit;
+} units[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" } };
+
+/* The largest unit of which @ns is at least @least. */
+static size_t unit_of(double ns, double least)
+{
+	size_t i = 0;
+
+	while (i + 1 < ARRAY_SIZE(units) && ns < units[i].div * least)
+		i++;
+	return i;
+}
+
 void kc_plot_duration(char *buf, size_t len, double ns)
 {
-	static const struct {
-		double div;
-		const char *unit;
-	} units[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" } };
-	size_t i = 0;
-	double v;
+	size_t i = unit_of(ns, 0.9995);	/* 999.6 us rounds to 1.00 ms */
+	double v = ns / units[i].div;
 
-	while (i + 1 < ARRAY_SIZE(units) && ns < units[i].div * 0.9995)
-		i++;
-	v = ns / units[i].div;
 	if (units[i].div == 1 || v >= 99.95)
 		snprintf(buf, len, "%.0f %s", v, units[i].unit);
 	else
@@ -136,22 +145,16 @@ void kc_plot_axis(struct kc_plot_axis *a, double span, unsigned int most)
 		if (i == 2)
 			power *= 10;
 	}
-	a->div = a->span >= 1e9 ? 1e9 : a->span >= 1e6 ? 1e6 : a->span >= 1e3 ? 1e3 : 1;
-	a->unit = a->div == 1e9 ? "s" : a->div == 1e6 ? "ms" : a->div == 1e3 ? "us" : "ns";
+	a->div = units[unit_of(a->span, 1)].div;
+	a->unit = units[unit_of(a->span, 1)].unit;
 	a->decimals = a->step >= a->div ? 0 : a->step * 10 >= a->div ? 1 :
 		      a->step * 100 >= a->div ? 2 : 3;
 }
 
 void kc_plot_round(char *buf, size_t len, double ns)
 {
-	static const struct {
-		double div;
-		const char *unit;
-	} units[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" } };
-	size_t i = 0;
+	size_t i = unit_of(ns, 1);
 
-	while (i + 1 < ARRAY_SIZE(units) && ns < units[i].div)
-		i++;
 	snprintf(buf, len, "%g %s", ns / units[i].div, units[i].unit);
 }
 

@@ -23,7 +23,7 @@ static const char *const pct_ink[KC_NR_PCTS] = { "#1e8449", "#b9770e", "#c0392b"
 /* The plain bucket of value @v: [0], [1], then [2^(j-1), 2^j). */
 static unsigned int bucket_of(__u64 v)
 {
-	return v < 2 ? (unsigned int)v : (unsigned int)kc_fls64(v);
+	return kc_plain_of_slot(kc_slot(v));
 }
 
 /* Where @v falls across its bucket, 0 to 1. */

@@ -51,17 +51,6 @@ static double x_of(const struct lane *l, unsigned long long origin,
 	return l->x0 + (double)(t - origin) * l->px_per_ns;
 }
 
-/* When window @w of @r ends, ns since the epoch; 0 when it has no place. */
-static unsigned long long window_end(const struct kc_vms *v,
-				     const struct kc_vm *r, unsigned int w)
-{
-	enum kc_metric m = kc_window_desc(w)->metric;
-
-	if (!r->count[m] || (w == KC_WIN_TEARDOWN && !r->td.valid))
-		return 0;
-	return kc_vm_window_start(r, w) + r->sum[m] * v->unit_ns;
-}
-
 /* The first creation and the last window's end of the VMs shown. */
 static void extent(const struct kc_vms *v, unsigned long long *t0,
 		   unsigned long long *t1)
@@ -74,8 +63,8 @@ static void extent(const struct kc_vms *v, unsigned long long *t0,
 		*t0 = r->created_ns < *t0 ? r->created_ns : *t0;
 		*t1 = r->created_ns > *t1 ? r->created_ns : *t1;
 		for (unsigned int w = 0; w < KC_NR_WINDOWS; w++)
-			if (window_end(v, r, w) > *t1)
-				*t1 = window_end(v, r, w);
+			if (kc_vm_window_end(v, r, w) > *t1)
+				*t1 = kc_vm_window_end(v, r, w);
 	}
 	if (*t0 == ~0ULL)
 		*t0 = *t1 = 0;
@@ -88,7 +77,7 @@ static unsigned long long longest(const struct kc_vms *v, unsigned int w)
 
 	for (size_t i = v->first; i < v->n; i++) {
 		const struct kc_vm *r = &v->vm[i];
-		unsigned long long end = window_end(v, r, w);
+		unsigned long long end = kc_vm_window_end(v, r, w);
 
 		if (end && end - kc_vm_window_start(r, w) > most)
 			most = end - kc_vm_window_start(r, w);
@@ -124,14 +113,10 @@ static void header(FILE *f, const struct kc_timeline *tl,
 	n = 0;
 	line[0] = '\0';
 	for (unsigned int w = 0; w < KC_NR_WINDOWS; w++) {
-		__u32 count[KC_PERMILLE + 1] = { 0 };
 		char p50[KC_PERMILLE_LEN], mn[KC_PERMILLE_LEN];
 		struct kc_accounted a;
 
-		for (size_t i = v->first; i < v->n; i++)
-			if (kc_vm_accounted(&v->vm[i], w) >= 0)
-				count[kc_vm_accounted(&v->vm[i], w)]++;
-		kc_accounted_stats(count, &a);
+		kc_vms_accounted(v, w, &a);
 		if (!a.n || n >= sizeof(line))
 			continue;
 		n += (size_t)snprintf(line + n, sizeof(line) - n,
@@ -277,8 +262,8 @@ static void row(FILE *f, const struct kc_vms *v, const struct lane *lanes,
 		unsigned long long t0, size_t i, double y, double y2)
 {
 	const struct kc_vm *r = &v->vm[i];
-	unsigned long long st_end = window_end(v, r, KC_WIN_STARTUP);
-	unsigned long long td_end = window_end(v, r, KC_WIN_TEARDOWN);
+	unsigned long long st_end = kc_vm_window_end(v, r, KC_WIN_STARTUP);
+	unsigned long long td_end = kc_vm_window_end(v, r, KC_WIN_TEARDOWN);
 	char text[256], when[64], ran[32];
 
 	kc_plot_clock(when, sizeof(when), r->created_ns);
@@ -301,11 +286,11 @@ static void row(FILE *f, const struct kc_vms *v, const struct lane *lanes,
 		fputs("</g>\n", f);
 	}
 	for (unsigned int w = 0; w < KC_NR_WINDOWS; w++)
-		if (window_end(v, r, w))
+		if (kc_vm_window_end(v, r, w))
 			window(f, v, &lanes[0], t0, r, w, y);
 	label(f, r, y2);
 	for (unsigned int w = 0; w < KC_NR_WINDOWS; w++)
-		if (window_end(v, r, w))
+		if (kc_vm_window_end(v, r, w))
 			window(f, v, &lanes[1 + w], kc_vm_window_start(r, w), r, w, y2);
 	fputs("</g>\n", f);
 }
