@@ -24,12 +24,14 @@
 #include <linux/version.h>
 
 /*
- * Without kretprobes the module times nothing, without debugfs nothing can
- * read it: a kernel without them fails the build (DKMS reports it) rather
- * than get a module that loads and does nothing.
+ * Without kretprobes the module times nothing, without both debugfs and
+ * procfs nothing can read it: such a kernel fails the build (DKMS reports
+ * it) rather than get a module that loads and does nothing. Without debugfs
+ * alone the views are in /proc/kvmchurn (procfs.c).
  */
-#if !IS_ENABLED(CONFIG_KRETPROBES) || !IS_ENABLED(CONFIG_DEBUG_FS)
-#error "kvmchurn needs a kernel built with CONFIG_KRETPROBES and CONFIG_DEBUG_FS"
+#if !IS_ENABLED(CONFIG_KRETPROBES) || \
+	!(IS_ENABLED(CONFIG_DEBUG_FS) || IS_ENABLED(CONFIG_PROC_FS))
+#error "kvmchurn needs a kernel built with CONFIG_KRETPROBES, and CONFIG_DEBUG_FS or CONFIG_PROC_FS"
 #endif
 
 /* 6.16 added group_dead to sched_process_exit (and moved it before exit_mm). */

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs.c - the files under /sys/kernel/debug/kvmchurn/: the read-only
- * views (render.c makes their text) and the three controls, filter, enable
- * and reset (control.c says what a write means; the module parameters of the
- * same names, main.c, do the same). A write that is not understood returns
- * -EINVAL and changes nothing.
+ * views (views.c, also under /proc/kvmchurn: procfs.c) and the three
+ * controls, filter, enable and reset (control.c says what a write means;
+ * the module parameters of the same names, main.c, do the same). A write
+ * that is not understood returns -EINVAL and changes nothing.
  *
  * Under lockdown (LOCKDOWN_DEBUGFS, lockdown=integrity and up) debugfs opens
  * a file only for reading, only if it has no ioctl or mmap, and only if its
@@ -19,63 +19,41 @@
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include <linux/mm.h>
-#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "kvmchurn.h"
 
-/* A view: read-only, no ioctl, no mmap, readable under lockdown. */
-#define KC_VIEW_MODE	0444
-
 static struct dentry *kc_dir;
 
-typedef int (*kc_show_fn)(struct seq_file *m, struct kc_read *rd);
-
-/* Runs @show with buffers of its own for this read (struct kc_read). */
-static int kc_read_show(struct seq_file *m, kc_show_fn show)
+/* A view (views.c): the file's private data is its struct kc_view. */
+static int kc_view_open(struct inode *inode, struct file *file)
 {
-	struct kc_read *rd = kvmalloc(sizeof(*rd), GFP_KERNEL);
-	int err;
+	const struct kc_view *view = inode->i_private;
 
-	if (!rd)
-		return -ENOMEM;
-	err = show(m, rd);
-	kvfree(rd);
-	return err;
+	return single_open(file, view->show, NULL);
 }
 
-/* A read-only view: kc_<name>_fops, whose text is kc_show_<name>(). */
-#define KC_VIEW(name)							\
-static int kc_##name##_show(struct seq_file *m, void *unused)		\
-{									\
-	return kc_read_show(m, kc_show_##name);				\
-}									\
-DEFINE_SHOW_ATTRIBUTE(kc_##name)
-
-KC_VIEW(all);
-KC_VIEW(summary);
-KC_VIEW(counters);
-KC_VIEW(probes);
-KC_VIEW(checks);
-KC_VIEW(raw);
-KC_VIEW(memory);
-
-/* vms: its records are copied into buffers of their own (render.c). */
-static int kc_show_vms_file(struct seq_file *m, struct kc_read *rd)
-{
-	return kc_show_vms(m, rd);
-}
-
-KC_VIEW(vms_file);
+static const struct file_operations kc_view_fops = {
+	.owner = THIS_MODULE,
+	.open = kc_view_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
 
 /* hist/<metric>: the metric is the file's private data. */
-static int kc_show_hist_file(struct seq_file *m, struct kc_read *rd)
+static int kc_hist_open(struct inode *inode, struct file *file)
 {
-	return kc_show_hist(m, (uintptr_t)m->private, rd);
+	return single_open(file, kc_view_hist, inode->i_private);
 }
 
-KC_VIEW(hist_file);
+static const struct file_operations kc_hist_fops = {
+	.owner = THIS_MODULE,
+	.open = kc_hist_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
 
 /* A control file: read through name##_show(), written by name##_write(). */
 #define KC_CONTROL_FOPS(name)						\
@@ -157,29 +135,31 @@ static const struct file_operations kc_reset_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * The folder, or an error: -EPERM when debugfs is off (debugfs=off,
+ * CONFIG_DEBUG_FS_ALLOW_NONE); with debugfs=no-mount it was never
+ * registered (-ENOENT; -EPERM on 7.x); -ENODEV without CONFIG_DEBUG_FS. Then
+ * /proc/kvmchurn (procfs.c) is the only one.
+ */
 int kc_debugfs_init(void)
 {
-	struct dentry *hist;
+	struct dentry *dir, *hist;
 	unsigned int i;
 
-	kc_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	if (IS_ERR_OR_NULL(kc_dir))
-		return kc_dir ? PTR_ERR(kc_dir) : -ENODEV;
-	debugfs_create_file("all", KC_VIEW_MODE, kc_dir, NULL, &kc_all_fops);
-	debugfs_create_file("summary", KC_VIEW_MODE, kc_dir, NULL, &kc_summary_fops);
-	debugfs_create_file("counters", KC_VIEW_MODE, kc_dir, NULL, &kc_counters_fops);
-	debugfs_create_file("probes", KC_VIEW_MODE, kc_dir, NULL, &kc_probes_fops);
-	debugfs_create_file("checks", KC_VIEW_MODE, kc_dir, NULL, &kc_checks_fops);
-	debugfs_create_file("raw", KC_VIEW_MODE, kc_dir, NULL, &kc_raw_fops);
-	debugfs_create_file("memory", KC_VIEW_MODE, kc_dir, NULL, &kc_memory_fops);
-	debugfs_create_file("vms", KC_VIEW_MODE, kc_dir, NULL, &kc_vms_file_fops);
+	dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	if (IS_ERR_OR_NULL(dir))
+		return dir ? PTR_ERR(dir) : -ENODEV;
+	kc_dir = dir;
+	for (i = 0; i < KC_NR_VIEWS; i++)
+		debugfs_create_file(kc_views[i].name, KC_VIEW_MODE, kc_dir,
+				    (void *)&kc_views[i], &kc_view_fops);
 	debugfs_create_file("filter", 0600, kc_dir, NULL, &kc_filter_fops);
 	debugfs_create_file("enable", 0600, kc_dir, NULL, &kc_enable_fops);
 	debugfs_create_file("reset", 0200, kc_dir, NULL, &kc_reset_fops);
 	hist = debugfs_create_dir("hist", kc_dir);
 	for (i = 0; i < KC_NR_METRICS; i++)
 		debugfs_create_file(kc_metric_name(i), KC_VIEW_MODE, hist,
-				    (void *)(uintptr_t)i, &kc_hist_file_fops);
+				    (void *)(uintptr_t)i, &kc_hist_fops);
 	return 0;
 }
 

@@ -455,7 +455,7 @@ void kc_tracepoints_reset(void);
 
 /*
  * render.c: the text of the read-only files. Each read takes what it shows
- * once, into a struct kc_read of its own (debugfs.c allocates it: too big
+ * once, into a struct kc_read of its own (views.c allocates it: too big
  * for the stack); a show function returns 0 or -ENOMEM.
  */
 struct seq_file;
@@ -485,8 +485,32 @@ int kc_show_raw(struct seq_file *m, struct kc_read *rd);
 int kc_show_memory(struct seq_file *m, struct kc_read *rd);
 int kc_show_vms(struct seq_file *m, struct kc_read *rd);
 
+/*
+ * views.c: the read-only views, by name; a show function of seq_file's
+ * (single_open()). hist/<metric> is kc_view_hist() with the metric as the
+ * seq_file's private data.
+ */
+struct kc_view {
+	const char *name;
+	int (*show)(struct seq_file *m, void *unused);
+};
+
+#define KC_NR_VIEWS	8
+extern const struct kc_view kc_views[KC_NR_VIEWS];
+int kc_view_hist(struct seq_file *m, void *unused);
+
+/*
+ * A view's mode, in debugfs and procfs: read-only, which lockdown's debugfs
+ * still opens (debugfs.c says when).
+ */
+#define KC_VIEW_MODE	0444
+
 /* debugfs.c: the files under /sys/kernel/debug/kvmchurn. */
 int kc_debugfs_init(void);
 void kc_debugfs_exit(void);
+
+/* procfs.c: the views again, under /proc/kvmchurn. */
+int kc_procfs_init(void);
+void kc_procfs_exit(void);
 
 #endif /* KVMCHURN_H */

@@ -296,7 +296,7 @@ MODULE_PARM_DESC(reset,
 
 static int __init kc_init(void)
 {
-	int err;
+	int err, debugfs_err;
 
 	/* The parameters were checked as they were given. */
 	kernel_param_lock(THIS_MODULE);
@@ -324,12 +324,23 @@ static int __init kc_init(void)
 	err = kc_kretprobes_init(kc_kret_hooks, maxactive, fprobes);
 	if (err)
 		goto err_tracepoints;
-	/* Last: a reader may look at everything set up before. */
-	err = kc_debugfs_init();
-	if (err) {
-		pr_err("cannot create debugfs files: error %d\n", err);
+	/*
+	 * Last: a reader may look at everything set up before. Either folder
+	 * is enough; a host without debugfs reads /proc/kvmchurn.
+	 */
+	err = kc_procfs_init();
+	debugfs_err = kc_debugfs_init();
+	if (err && debugfs_err) {
+		pr_err("cannot create /proc/%s (error %d) nor debugfs files (error %d)\n",
+		       KBUILD_MODNAME, err, debugfs_err);
 		goto err_kretprobes;
 	}
+	if (err)
+		pr_warn("cannot create /proc/%s: error %d: the views are in debugfs only\n",
+			KBUILD_MODNAME, err);
+	if (debugfs_err)
+		pr_info("no debugfs (error %d): the views are in /proc/%s, the controls are the module's parameters\n",
+			debugfs_err, KBUILD_MODNAME);
 
 	pr_info("version %s loaded, filter \"%s\", unit %s\n", KVMCHURN_VERSION,
 		filter, kc_unit_name());
@@ -363,6 +374,7 @@ static void __exit kc_exit(void)
 	kernel_param_unlock(THIS_MODULE);
 	/* Readers, then probes (which wait for running handlers). */
 	kc_debugfs_exit();
+	kc_procfs_exit();
 	kc_kretprobes_exit();
 	kc_tracepoints_exit();
 	kc_hist_exit();

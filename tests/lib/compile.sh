@@ -40,6 +40,33 @@ kc_build_target() {
 	fi
 }
 
+# kc_build_undef ID LOG: kvmchurn.ko built with kernel options undefined, as a kernel
+# without them would have it: each build that must stop does, with compat.h's message;
+# the one that must build (without debugfs: on matrix.sh's KC_CHECK_NO_DEBUGFS_BUILDS,
+# FULL=1 every kernel) does, without a warning. Prints what went wrong; returns 1.
+kc_build_undef() {
+	local id=$1 log=$2 cfgs cfg undef l all=(CONFIG_KRETPROBES "CONFIG_DEBUG_FS CONFIG_PROC_FS")
+	local msg='error: #error "kvmchurn needs a kernel built with CONFIG_KRETPROBES, and CONFIG_DEBUG_FS or CONFIG_PROC_FS"'
+	! kc_no_debugfs_build_depth "$id" || all+=(CONFIG_DEBUG_FS)
+	for cfgs in "${all[@]}"; do
+		undef=$KVMCHURN_CACHE/build/undef-${cfgs// /-}.h
+		l=$log.no-${cfgs// /-}
+		mkdir -p "${undef%/*}"
+		for cfg in $cfgs; do printf '#undef %s\n' "$cfg"; done >"$undef"
+		if [[ $cfgs == CONFIG_DEBUG_FS ]]; then
+			if ! kc_build "$id" build "$l" module W=1 KCFLAGS="-include $undef" ||
+				[[ ! -f $KC_BUILD_DIR/kvmchurn.ko ]] || grep -qiE '(warning|error):' "$l"; then
+				grep -iE '(warning|error):' "$l" | head -n 10 | sed 's/^/    /' || :
+				echo "a build without CONFIG_DEBUG_FS (its views in procfs) failed (log: $l)"
+				return 1
+			fi
+		elif kc_build "$id" build "$l" module KCFLAGS="-include $undef" || ! grep -qF "$msg" "$l"; then
+			echo "a build without ${cfgs// / and } did not stop with compat.h's message (log: $l)"
+			return 1
+		fi
+	done
+}
+
 kc_build_one() {
 	local id=$1 log t0 why
 	kc_load_env "$id" || { echo "FAIL $id: not fetched"; return "$KC_FAIL"; }
@@ -59,21 +86,14 @@ kc_build_one() {
 		what+="; KUnit suites too"
 		why=$(kc_build_target "$id" kunit tests/kunit/kvmchurn_test.ko tests/kunit "$log.kunit") || :
 	fi
-	# a kernel without kretprobes or debugfs: compat.h must stop the build and say why
-	# (the option undefined after autoconf.h; chroot kernels' paths are the chroot's)
+	# a kernel without kretprobes, or without both debugfs and procfs: compat.h must stop
+	# the build and say why; without debugfs alone it builds as cleanly, its views in
+	# procfs only (the options undefined after autoconf.h; chroot kernels' paths are the
+	# chroot's)
 	if [[ -z $why && -z $KC_CHROOT ]]; then
-		local cfg undef
-		for cfg in CONFIG_KRETPROBES CONFIG_DEBUG_FS; do
-			undef=$KVMCHURN_CACHE/build/undef-$cfg.h
-			mkdir -p "${undef%/*}"
-			printf '#undef %s\n' "$cfg" >"$undef"
-			if kc_build "$id" build "$log.no-$cfg" module KCFLAGS="-include $undef" ||
-				! grep -q 'error: #error "kvmchurn needs a kernel built with CONFIG_KRETPROBES and CONFIG_DEBUG_FS"' "$log.no-$cfg"; then
-				why="a build without $cfg did not stop with compat.h's message (log: $log.no-$cfg)"
-				break
-			fi
-		done
-		[[ -n $why ]] || what+="; without kretprobes or debugfs it refuses to build"
+		why=$(kc_build_undef "$id" "$log") || :
+		[[ -n $why ]] || what+="; without kretprobes, or debugfs and procfs, it refuses to build"
+		[[ -n $why ]] || ! kc_no_debugfs_build_depth "$id" || what+="; without debugfs it builds"
 	fi
 	if [[ -n $why ]]; then
 		sed '$d' <<<"$why"

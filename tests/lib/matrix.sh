@@ -63,6 +63,29 @@ kc_ids() {
 # kc_is_debug ID: is ID one of the debug kernels?
 kc_is_debug() { [[ " $KC_DEBUG_IDS " == *" $1 "* ]]; }
 
+# The boots of their own that `make check` gives the "# boot: ARGS" lines of the scenarios
+# (boot.sh --arg-boots, debug/boots.sh), as ID=ARGS. 63-no-debugfs's debugfs=off and
+# debugfs=no-mount: each on one kernel, an x86_64 one and an arm64 one between them (a
+# boot costs CI 2 to 3 minutes). 68-lockdown's: lockdown=confidentiality on the debug
+# kernel (what integrity refuses, it refuses too; 95-lockdown raises every kernel of the
+# matrix to integrity), integrity on the RT one. FULL=1, or SCENARIOS, boots every line
+# on every kernel.
+KC_CHECK_ARG_BOOTS="x86_64-6.1=debugfs=off arm64-7.x=debugfs=no-mount"
+KC_CHECK_ARG_BOOTS+=" x86_64-debug=lockdown=confidentiality x86_64-debug-rt=lockdown=integrity"
+
+# The kernels on which `make check`'s build tier also builds the module as for a kernel
+# without debugfs (a full build, 20 s; the builds that must stop at compat.h's #error
+# take 2 s and run on every kernel): the oldest of each architecture. FULL=1: all.
+KC_CHECK_NO_DEBUGFS_BUILDS="x86_64-5.10 arm64-5.10"
+
+# kc_no_debugfs_build_depth ID: does `make check`'s build tier build ID as without debugfs?
+kc_no_debugfs_build_depth() { [[ -n ${FULL:-} || " $KC_CHECK_NO_DEBUGFS_BUILDS " == *" $1 "* ]]; }
+
+# kc_arg_boot_depth ID ARGS: does `make check`'s depth boot ID with ARGS?
+kc_arg_boot_depth() {
+	[[ -n ${FULL:-} || " $KC_CHECK_ARG_BOOTS " == *" $1=$2 "* ]]
+}
+
 # kc_depth ID: the scenario globs `make check` runs on ID (KC_WIDE_IDS), none for every one.
 kc_depth() {
 	[[ -z ${FULL:-} && " $KC_WIDE_IDS " != *" $1 "* ]] || return 0
