@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "kvmchurn_abi.h"
+#include "lib/folder.h"
 
 static const struct kc_command kc_commands[] = {
 	{ "show", cmd_show, NULL,
@@ -82,11 +83,11 @@ void kc_print_main_usage(FILE *f)
 		fprintf(f, "  %-9s %s\n", kc_commands[i].name,
 			kc_commands[i].description);
 	fprintf(f, "\nOptions:\n"
-		   "  -d DIR      the module's debugfs folder, or any folder with its files\n"
-		   "              (default %s)\n"
+		   "  -d DIR      the module's folder (default %s, or\n"
+		   "              %s without debugfs), or any folder with its files\n"
 		   "  -h, --help  print this help\n"
 		   "  --version   print the version\n"
-		   "\nExit status:\n", KC_DEFAULT_DIR);
+		   "\nExit status:\n", KC_DEFAULT_DIR, KC_PROC_DIR);
 	for (size_t i = 0; i < ARRAY_SIZE(kc_exit_codes); i++)
 		fprintf(f, "  %-3d %s\n", kc_exit_codes[i].code,
 			kc_exit_codes[i].meaning);
@@ -104,7 +105,7 @@ static const struct kc_opt global_opts[] = {
 
 static int dispatch(int argc, char *argv[])
 {
-	struct kc_global g = { .dir = KC_DEFAULT_DIR, .params = KC_PARAMS_DIR };
+	struct kc_global g = { .dir = NULL, .params = KC_PARAMS_DIR };
 	const char *params = getenv("KVMCHURN_PARAMS");
 	struct kc_opt_parser p;
 	const struct kc_command *cmd;
@@ -128,6 +129,8 @@ static int dispatch(int argc, char *argv[])
 			return KC_EXIT_USAGE;
 		}
 	}
+	if (!g.dir)
+		g.dir = kc_module_dir();
 	/* No command shows the histograms, as `wg` alone shows its interfaces. */
 	if (p.index >= argc) {
 		char *show[] = { "show", NULL };

@@ -801,35 +801,48 @@ finish "bad raw: NUL byte"
 run -d /nonexistent/kvmchurn summary
 want_rc 2
 want_same out empty
-printf "kvmchurn summary: there is no folder /nonexistent/kvmchurn: -d names the module's debugfs folder (default /sys/kernel/debug/kvmchurn)\n" >"$tmp/want"
+printf "kvmchurn summary: there is no folder /nonexistent/kvmchurn: -d names the module's folder (default /sys/kernel/debug/kvmchurn, or /proc/kvmchurn without debugfs)\n" >"$tmp/want"
 want_same err "$tmp/want"
 finish "no such folder"
 
 mkdir -p "$tmp/notmodule"
 in_fixtures -d "$tmp/notmodule" show
 want_rc 2
-printf "kvmchurn show: cannot open %s/notmodule/raw: No such file or directory: %s/notmodule is not the module's debugfs folder (default /sys/kernel/debug/kvmchurn)\n" "$tmp" "$tmp" >"$tmp/want"
+printf "kvmchurn show: cannot open %s/notmodule/raw: No such file or directory: %s/notmodule is not the module's folder (default /sys/kernel/debug/kvmchurn, or /proc/kvmchurn without debugfs)\n" "$tmp" "$tmp" >"$tmp/want"
 want_same err "$tmp/want"
 finish "a folder without a raw file"
 
-# In a mount namespace of its own: debugfs not mounted, then mounted without
-# the module (skipped where unshare or mount is not allowed).
-if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null &&
-   unshare -m sh -c 'mount -t tmpfs none /sys/kernel/debug' 2>/dev/null; then
-	# shellcheck disable=SC2016 # $0 of the inner sh
-	unshare -m sh -c 'mount -t tmpfs none /sys/kernel/debug && exec "$0" check' \
-		"$client" >"$tmp/out" 2>"$tmp/err"
+# In a mount namespace of its own (skipped where unshare or mount is not
+# allowed): debugfs not mounted, with and without the module's parameters (a
+# module loaded, too old to have /proc/kvmchurn); mounted without the module;
+# and no debugfs but /proc/kvmchurn (a tmpfs on /proc holding a fixture folder
+# there), which the client finds by itself.
+# ns SETUP ARG...: the client run with ARGs after the shell commands SETUP.
+ns() {
+	local setup=$1
+	shift
+	# shellcheck disable=SC2016 # $0 and $@ of the inner sh
+	unshare -m sh -c "$setup"' && exec "$0" "$@"' "$client" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
+}
+nodebugfs='mount -t tmpfs none /sys/kernel/debug'
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null &&
+   unshare -m sh -c "$nodebugfs" 2>/dev/null; then
+	ns "$nodebugfs" check
 	want_rc 2
-	printf "kvmchurn check: debugfs is not mounted on /sys/kernel/debug: mount it with 'mount -t debugfs none /sys/kernel/debug'\n" >"$tmp/want"
+	printf "kvmchurn check: the kvmchurn module is not loaded (there is no /proc/kvmchurn, and debugfs is not mounted on /sys/kernel/debug): load it with 'modprobe kvmchurn'\n" >"$tmp/want"
 	want_same err "$tmp/want"
-	finish "debugfs not mounted"
+	finish "debugfs not mounted, no module"
+
+	mkdir -p "$tmp/loaded-params"
+	KVMCHURN_PARAMS=$tmp/loaded-params ns "$nodebugfs" check
+	want_rc 2
+	printf "kvmchurn check: debugfs is not mounted on /sys/kernel/debug, and the module loaded is too old to have /proc/kvmchurn: mount it with 'mount -t debugfs none /sys/kernel/debug'\n" >"$tmp/want"
+	want_same err "$tmp/want"
+	finish "debugfs not mounted, an older module"
 
 	if unshare -m sh -c 'mount -t debugfs none /sys/kernel/debug && [ ! -e /sys/kernel/debug/kvmchurn ]' 2>/dev/null; then
-		# shellcheck disable=SC2016
-		unshare -m sh -c 'mount -t debugfs none /sys/kernel/debug && exec "$0" show' \
-			"$client" >"$tmp/out" 2>"$tmp/err"
-		rc=$?
+		ns 'mount -t debugfs none /sys/kernel/debug' show
 		want_rc 2
 		printf "kvmchurn show: the kvmchurn module is not loaded (there is no /sys/kernel/debug/kvmchurn): load it with 'modprobe kvmchurn'\n" >"$tmp/want"
 		want_same err "$tmp/want"
@@ -837,6 +850,31 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null &&
 	else
 		echo "# module-not-loaded test skipped: cannot mount debugfs, or kvmchurn is loaded"
 	fi
+
+	# /proc/kvmchurn: every view reads as with -d on the same folder
+	k=$fixtures/x86_64-6.12-kill
+	procfs="$nodebugfs && mount -t tmpfs none /proc && cp -r $k /proc/kvmchurn"
+	procfs+=" && rm /proc/kvmchurn/filter /proc/kvmchurn/enable" # no controls there
+	for v in show summary "summary --json" probes check filter vms "vms --json" dump "export --prometheus"; do
+		# shellcheck disable=SC2086 # $v: a command and its options
+		ns "$procfs" $v
+		cp "$tmp/out" "$tmp/out.proc"
+		prc=$rc
+		# shellcheck disable=SC2086
+		in_fixtures -d "$k" $v
+		want_eq "exit status as with -d" "$rc" "$prc"
+		want_same out "$tmp/out.proc"
+		want_grep out .
+		finish "no debugfs: kvmchurn $v reads /proc/kvmchurn"
+	done
+	mkdir -p "$tmp/proc-params"
+	printf 'firecracker\n' >"$tmp/proc-params/filter"
+	KVMCHURN_PARAMS=$tmp/proc-params ns "$procfs" filter qemu-system-x86
+	want_rc 0
+	printf 'kvmchurn filter: cannot open /proc/kvmchurn/filter: No such file or directory; wrote %s/proc-params/filter\n' "$tmp" >"$tmp/want"
+	want_same err "$tmp/want"
+	want_eq "the parameter" qemu-system-x86 "$(cat "$tmp/proc-params/filter")"
+	finish "no debugfs: filter writes the parameter"
 else
 	echo "# debugfs tests skipped: needs root and unshare -m"
 fi
@@ -908,7 +946,7 @@ finish "control: a failed write says so"
 rm -f "$ctl/enable"
 run -d "$ctl" enable
 want_rc 2
-printf "kvmchurn enable: cannot open %s/enable: No such file or directory: %s is not the module's debugfs folder (default /sys/kernel/debug/kvmchurn)\n" "$ctl" "$ctl" >"$tmp/want"
+printf "kvmchurn enable: cannot open %s/enable: No such file or directory: %s is not the module's folder (default /sys/kernel/debug/kvmchurn, or /proc/kvmchurn without debugfs)\n" "$ctl" "$ctl" >"$tmp/want"
 want_same err "$tmp/want"
 finish "control: no such control file"
 

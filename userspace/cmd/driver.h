@@ -9,14 +9,14 @@
 
 #include "commands.h"
 #include "kvmchurn_abi.h"
-#include "lib/debugfs.h"
+#include "lib/folder.h"
 #include "lib/view.h"
 
-/* The usage's words on a control's fallback (lib/debugfs.c). */
+/* The usage's words on a control's fallback (lib/folder.c). */
 #define KC_USAGE_PARAM(name)						\
-	"Where debugfs refuses the write (lockdown=integrity, as Secure Boot sets it)\n" \
-	"or the file cannot be opened for writing, the module parameter\n"	\
-	KC_PARAMS_DIR "/" name " is written instead\n"			\
+	"Where debugfs refuses the write (lockdown=integrity, as Secure Boot sets it),\n" \
+	"the file cannot be opened for writing, or there is no debugfs (" KC_PROC_DIR "),\n" \
+	"the module parameter " KC_PARAMS_DIR "/" name " is written instead\n" \
 	"($KVMCHURN_PARAMS names another folder), and one line on stderr says so.\n"
 
 /*

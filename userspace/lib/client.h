@@ -21,6 +21,10 @@
 
 #define KC_DEBUGFS "/sys/kernel/debug"	/* where debugfs is mounted */
 #define KC_DEFAULT_DIR KC_DEBUGFS "/kvmchurn"
+/* The same views without debugfs (debugfs=off or no-mount), and no controls. */
+#define KC_PROC_DIR "/proc/kvmchurn"
+/* The default folder, in a usage or an error: kc_module_dir() picks one. */
+#define KC_DEFAULT_DIRS KC_DEFAULT_DIR ", or " KC_PROC_DIR " without debugfs"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -48,7 +52,7 @@ enum kc_exit {
 
 /* Global options, parsed before the command name. */
 struct kc_global {
-	const char *dir;	/* -d: the module's debugfs folder */
+	const char *dir;	/* -d, else kc_module_dir(): the module's folder */
 	/* $KVMCHURN_PARAMS, default KC_PARAMS_DIR: the module's parameters */
 	const char *params;
 };

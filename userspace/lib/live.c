@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "debugfs.h"
+#include "folder.h"
 #include "live.h"
 #include "snap.h"
 #include "view.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The module's numbers as the client sees them: a snapshot parsed from the
- * `raw` file (snap.c), and what every command derives from one. debugfs.h
+ * `raw` file (snap.c), and what every command derives from one. folder.h
  * reads one from the module or from a saved file.
  */
 #ifndef KVMCHURN_SNAP_H

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "debugfs.h"
+#include "folder.h"
 #include "vms.h"
 
 /* One stage field: "-" or "<count>:<sum>", count not 0. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "lib/debugfs.h"
+#include "lib/folder.h"
 #include "plot.h"
 
 /* The first line of @path, without its newline, into @buf; "" if none. */
@@ -32,7 +32,7 @@ void kc_plot_source_of(const struct kc_global *g, const char *filter,
 	memset(src, 0, sizeof(*src));
 	snprintf(src->filter, sizeof(src->filter), "%s", filter ? filter : "");
 	snprintf(src->folder, sizeof(src->folder), "%s", g->dir);
-	src->live = !strcmp(g->dir, KC_DEFAULT_DIR);
+	src->live = kc_is_module_dir(g->dir);
 	if (!src->live)
 		return;
 	src->read_at = time(NULL);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The module's debugfs folder: reading its raw file, or a saved one, and
- * writing its control files, with errors that name the problem and the fix
- * (module not loaded, debugfs not mounted, not root).
+ * The module's folder, debugfs's or procfs's: which one, reading its raw
+ * file or a saved one, and writing its controls (to the module parameters
+ * where debugfs cannot take them), with errors that name the problem and
+ * the fix (module not loaded, debugfs not mounted, not root).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,7 +16,30 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "debugfs.h"
+#include "folder.h"
+
+const char *kc_module_dir(void)
+{
+	struct stat st;
+
+	if (stat(KC_DEFAULT_DIR, &st) && errno == ENOENT &&
+	    !stat(KC_PROC_DIR, &st))
+		return KC_PROC_DIR;
+	return KC_DEFAULT_DIR;
+}
+
+bool kc_is_module_dir(const char *dir)
+{
+	return !strcmp(dir, KC_DEFAULT_DIR) || !strcmp(dir, KC_PROC_DIR);
+}
+
+/* Is @path a folder of procfs (whose views have no controls beside them)? */
+static bool on_procfs(const char *path)
+{
+	struct statfs fs;
+
+	return !statfs(path, &fs) && fs.f_type == PROC_SUPER_MAGIC;
+}
 
 static bool dir_is_empty(const char *path)
 {
@@ -38,13 +62,14 @@ static void not_root(const char *cmd, const char *path, int err)
 }
 
 /*
- * Why @path, a file of the folder @dir, could not be opened (@err), in one
- * message that says what to do.
+ * Why @path, a file of the module's folder @g->dir, could not be opened
+ * (@err), in one message that says what to do.
  */
-static void explain(const char *cmd, const char *dir, const char *path, int err)
+static void explain(const char *cmd, const struct kc_global *g,
+		    const char *path, int err)
 {
+	const char *dir = g->dir, *parent;
 	char buf[4096];
-	const char *parent;
 	struct statfs fs;
 	struct stat st;
 
@@ -69,20 +94,28 @@ static void explain(const char *cmd, const char *dir, const char *path, int err)
 		}
 		snprintf(buf, sizeof(buf), "%s", dir);
 		parent = dirname(buf);
-		if (!statfs(parent, &fs) && fs.f_type == DEBUGFS_MAGIC) {
+		if (!statfs(parent, &fs) && (fs.f_type == DEBUGFS_MAGIC ||
+					     fs.f_type == PROC_SUPER_MAGIC)) {
 			kc_err(cmd, "the kvmchurn module is not loaded (there is no %s): load it with 'modprobe kvmchurn'", dir);
 			return;
 		}
-		/* An unmounted debugfs leaves an empty /sys/kernel/debug. */
+		/*
+		 * An unmounted debugfs leaves an empty /sys/kernel/debug. A
+		 * module loaded (its parameters are there) without
+		 * /proc/kvmchurn is older than this client.
+		 */
 		if (!strcmp(parent, KC_DEBUGFS) && dir_is_empty(parent)) {
-			kc_err(cmd, "debugfs is not mounted on %s: mount it with 'mount -t debugfs none %s'", parent, parent);
+			if (access(g->params, F_OK))
+				kc_err(cmd, "the kvmchurn module is not loaded (there is no %s, and debugfs is not mounted on %s): load it with 'modprobe kvmchurn'", KC_PROC_DIR, parent);
+			else
+				kc_err(cmd, "debugfs is not mounted on %s, and the module loaded is too old to have %s: mount it with 'mount -t debugfs none %s'", parent, KC_PROC_DIR, parent);
 			return;
 		}
-		kc_err(cmd, "there is no folder %s: -d names the module's debugfs folder (default %s)", dir, KC_DEFAULT_DIR);
+		kc_err(cmd, "there is no folder %s: -d names the module's folder (default %s)", dir, KC_DEFAULT_DIRS);
 		return;
 	}
 	if (err == ENOENT || err == ENOTDIR) {
-		kc_err(cmd, "cannot open %s: %s: %s is not the module's debugfs folder (default %s)", path, strerror(err), dir, KC_DEFAULT_DIR);
+		kc_err(cmd, "cannot open %s: %s: %s is not the module's folder (default %s)", path, strerror(err), dir, KC_DEFAULT_DIRS);
 		return;
 	}
 	kc_err(cmd, "cannot open %s: %s", path, strerror(err));
@@ -98,9 +131,10 @@ static char *join(const char *dir, const char *file)
 	return path;
 }
 
-/* Reads and parses @path; @dir for explaining a failed open, or NULL. */
-static int read_raw(const char *cmd, const char *dir, const char *path,
-		    struct kc_snap *s, char **text, size_t *len)
+/* Reads and parses @path; @g, for explaining a failed open, or NULL. */
+static int read_raw(const char *cmd, const struct kc_global *g,
+		    const char *path, struct kc_snap *s, char **text,
+		    size_t *len)
 {
 	char *buf;
 	size_t n;
@@ -109,8 +143,8 @@ static int read_raw(const char *cmd, const char *dir, const char *path,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
-		if (dir)
-			explain(cmd, dir, path, err);
+		if (g)
+			explain(cmd, g, path, err);
 		else
 			kc_err(cmd, "cannot open %s: %s",
 				path, strerror(err));
@@ -146,7 +180,7 @@ int kc_read_module(const char *cmd, const struct kc_global *g,
 		perror("kvmchurn");
 		return KC_EXIT_CANNOT_START;
 	}
-	rc = read_raw(cmd, g->dir, path, s, text, len);
+	rc = read_raw(cmd, g, path, s, text, len);
 	free(path);
 	return rc;
 }
@@ -168,7 +202,7 @@ int kc_read_module_file(const char *cmd, const struct kc_global *g,
 		if (err == ENOENT && !access(g->dir, F_OK))
 			kc_err(cmd, "there is no %s: the module loaded is older than this client: load the kvmchurn.ko of the same version", path);
 		else
-			explain(cmd, g->dir, path, err);
+			explain(cmd, g, path, err);
 		free(path);
 		return KC_EXIT_CANNOT_START;
 	}
@@ -309,8 +343,9 @@ int kc_write_control(const char *cmd, const struct kc_global *g,
 	/*
 	 * Root whom debugfs refuses: under lockdown (LOCKDOWN_DEBUGFS) the open
 	 * for writing fails with EPERM on every kernel; a write refused with
-	 * EPERM, or a file that cannot be opened at all (debugfs not mounted),
-	 * send it to the parameter too. A value refused (EINVAL) is not retried.
+	 * EPERM, or a file that cannot be opened at all (debugfs not mounted,
+	 * or /proc/kvmchurn, which has no controls), send it to the parameter
+	 * too. A value refused (EINVAL) is not retried.
 	 */
 	if (!geteuid() && ((at == KC_AT_OPEN && err != EINVAL) ||
 			   (at == KC_AT_WRITE && n < 0 && err == EPERM))) {
@@ -323,6 +358,8 @@ int kc_write_control(const char *cmd, const struct kc_global *g,
 		}
 		if (err == EPERM)
 			snprintf(why, size, "debugfs is locked down");
+		else if (err == ENOENT && on_procfs(g->dir))
+			snprintf(why, size, "%s has no controls", g->dir);
 		else
 			snprintf(why, size, "cannot open %s: %s", path, strerror(err));
 		rc = write_param(cmd, g, file, value, why);
@@ -333,7 +370,7 @@ int kc_write_control(const char *cmd, const struct kc_global *g,
 		}
 	}
 	if (at == KC_AT_OPEN)
-		explain(cmd, g->dir, path, err);
+		explain(cmd, g, path, err);
 	else if ((err == EACCES || err == EPERM) && geteuid())
 		not_root(cmd, path, err);
 	else
