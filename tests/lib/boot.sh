@@ -42,6 +42,8 @@ usage: tests/lib/boot.sh [OPTION...] ID...   (ids: $KC_ALL_IDS $KC_OPTIN_IDS $KC
                      every one everywhere; tests/lib/matrix.sh)
   --boot-args ARGS   a boot of its own: ARGS added to the kernel's command line, and only
                      the scenarios with a "# boot: ARGS" line run (without it, those never do)
+  --arg-boots        without --boot-args: after the other boots of a kernel, one boot a
+                     "# boot: ARGS" line of its chosen scenarios, with those ARGS
   --module-dir DIR   boot DIR/ID/kvmchurn.ko instead of building one (the dkms tier)
   --guest-dir DIR    DIR's contents copied into the guest's /kvmchurn
   --out DIR          where the guest's files and each verdict go (default
@@ -67,13 +69,14 @@ kc_boot_options() {
 	KC_OPT_SCENARIOS=() KC_OPT_ONLY='' KC_OPT_DEPTH=0 KC_OPT_ARGS='' KC_OPT_MODULE_DIR=''
 	KC_OPT_GUEST_DIR='' KC_OPT_OUT=$KVMCHURN_CACHE/out KC_OPT_VERDICT=1 KC_OPT_VMS=40
 	KC_OPT_ICOUNT='' KC_OPT_MEM='' KC_OPT_SMP='' KC_OPT_QEMU=() KC_OPT_DISK=''
-	KC_OPT_SILENCE=600 KC_OPT_BOOT_SILENCE=120 KC_OPT_TIMEOUT=3600 KC_OPT_IDS=()
+	KC_OPT_SILENCE=600 KC_OPT_BOOT_SILENCE=120 KC_OPT_TIMEOUT=3600 KC_OPT_IDS=() KC_OPT_ARG_BOOTS=0
 	local re
 	while (($#)); do
 		case $1 in
 		--help) kc_boot_usage; exit 0 ;;
 		--depth) KC_OPT_DEPTH=1; shift; continue ;;
 		--no-verdict) KC_OPT_VERDICT=0; shift; continue ;;
+		--arg-boots) KC_OPT_ARG_BOOTS=1; shift; continue ;;
 		--scenarios | --only | --boot-args | --module-dir | --guest-dir | --out | --vms | --icount | \
 			--mem | --smp | --qemu-arg | --disk | --silence | --boot-silence | --timeout)
 			(($# >= 2)) || kc_usage_error "$1 needs a value" ;;
@@ -186,20 +189,52 @@ kc_vm_one() {
 	kc_vm_judge "$id" "$KC_BOOT_LOG" "$KC_BOOT_QRC" "$KC_BOOT_SECS"
 }
 
+# kc_arg_boots ID: with --arg-boots (and no --boot-args), one line a boot of its own that
+# ID's scenarios ask for: the ARGS of each "# boot: ARGS" line of a scenario chosen for ID;
+# with --depth and no --only, those of make check's depth (matrix.sh's KC_CHECK_ARG_BOOTS).
+kc_arg_boots() {
+	local d a
+	((KC_OPT_ARG_BOOTS)) && [[ -z $KC_OPT_ARGS ]] || return 0
+	for d in "${KC_OPT_SCENARIOS[@]}"; do sed -n 's/^# boot: //p' "$d"/*.sh; done | sort -u |
+		while IFS= read -r a; do
+			[[ -n $KC_OPT_ONLY ]] || ((!KC_OPT_DEPTH)) || kc_arg_boot_depth "$1" "$a" || continue
+			[[ -z $(KC_OPT_ARGS=$a kc_scenarios "$1") ]] || echo "$a"
+		done
+}
+
+# kc_vm_again ID SUBDIR VAR=VALUE...: kc_vm_one's boot of ID once more, with the VARs set
+# (KC_OPT_* as if given), the module of the first boot when it built one ($built), its
+# files and verdict in OUT/SUBDIR/ID; its status.
+kc_vm_again() {
+	local id=$1 sub=$2 v
+	shift 2
+	(
+		set -e
+		KC_OPT_OUT=$KC_OPT_OUT/$sub KC_VM_BUILT=$built
+		for v in "$@"; do declare "$v"; done
+		kc_vm_one "$id"
+	)
+}
+
 # kc_vm_kernel ID: kc_vm_one's boots of ID. Its scenarios with a "# clock: icount" line
 # (kc_scenarios) need a guest clock that counts instructions: unless --icount is given
 # (then one boot runs them all), they run in a second boot of their own, with icount
-# shift 0, the module of the first, their files in OUT/icount/ID (the first boot's
-# OUT/ID and verdict stay) and a verdict line of their own. Passed only if each boot
-# passed; a harness error of either is the status, and a first boot that failed before
+# shift 0, its files in OUT/icount/ID. With --arg-boots, each "# boot: ARGS" line of its
+# scenarios is a boot of its own after those, with ARGS, its files in
+# OUT/boot/ARGS/ID. Every boot after the first takes the module of the first (the first
+# boot's OUT/ID and verdict stay) and has a verdict line of its own. Passed only if each
+# boot passed; a harness error of one is the status, and a first boot that failed before
 # booting (a build) is the only one.
 kc_vm_kernel() {
-	local id=$1 rc=0 rc2=0 built='' booted=$KVMCHURN_CACHE/logs/$1.booted
-	if [[ -n $KC_OPT_ICOUNT || -z $(KC_ICOUNT_BOOT=1 KC_OPT_ICOUNT=0 kc_scenarios "$id") ]]; then
+	local id=$1 rc=0 r a built='' icount='' booted=$KVMCHURN_CACHE/logs/$1.booted
+	local -a args
+	[[ -n $KC_OPT_ICOUNT || -z $(KC_ICOUNT_BOOT=1 KC_OPT_ICOUNT=0 kc_scenarios "$id") ]] || icount=1
+	mapfile -t args < <(kc_arg_boots "$id")
+	if [[ -z $icount && ${#args[@]} == 0 ]]; then
 		kc_vm_one "$id"
 		return
 	fi
-	# the first boot, unless the scenarios asked for are all of the icount boot
+	# the first boot, unless the scenarios asked for are all of the other boots
 	if [[ -n $(kc_scenarios "$id") ]]; then
 		rm -f "$booted"
 		set +e
@@ -211,16 +246,19 @@ kc_vm_kernel() {
 		rm -f "$booted"
 		built=1
 	fi
-	set +e
-	(
-		set -e
-		KC_OPT_OUT=$KC_OPT_OUT/icount KC_OPT_ICOUNT=0 KC_ICOUNT_BOOT=1 KC_VM_BUILT=$built
-		kc_vm_one "$id"
-	)
-	rc2=$?
-	set -e
-	[[ $rc2 == 0 || $rc2 == "$KC_FAIL" ]] || return "$rc2"
-	((rc == 0 && rc2 == 0)) || return "$KC_FAIL"
+	if [[ -n $icount ]]; then
+		r=0
+		kc_vm_again "$id" icount KC_OPT_ICOUNT=0 KC_ICOUNT_BOOT=1 || r=$?
+		[[ $r == 0 || $r == "$KC_FAIL" ]] || return "$r"
+		((r == 0)) || rc=$r
+	fi
+	for a in "${args[@]}"; do
+		r=0
+		kc_vm_again "$id" "boot/${a//[^A-Za-z0-9._=-]/_}" "KC_OPT_ARGS=$a" || r=$?
+		[[ $r == 0 || $r == "$KC_FAIL" ]] || return "$r"
+		((r == 0)) || rc=$r
+	done
+	return "$rc"
 }
 
 kc_boot_options "$@"

@@ -61,17 +61,6 @@ done
 check "locked down: every view tried ($n)" [ "$n" -ge 20 ]
 
 # ---- the client falls back to the parameters ---------------------------------------
-# client NAME WANT-STDERR ARGS...: kvmchurn ARGS exits 0, prints nothing on
-# stdout and exactly WANT-STDERR (one line) on stderr
-client() {
-	cl_name=$1 cl_want=$2
-	shift 2
-	kvmchurn "$@" >/tmp/kc.out 2>/tmp/kc.err
-	is "kvmchurn $cl_name: exit status" $? 0
-	is "kvmchurn $cl_name: stdout" "$(cat /tmp/kc.out)" ""
-	is "kvmchurn $cl_name: stderr" "$(cat /tmp/kc.err)" "$cl_want"
-	is "kvmchurn $cl_name: stderr is one line" "$(wc -l </tmp/kc.err)" 1
-}
 said() { echo "kvmchurn $1: debugfs is locked down; wrote $P/$2"; }
 client "filter other" "$(said filter filter)" filter other
 is "parameter filter" "$(cat $P/filter)" other

@@ -162,6 +162,19 @@ fence_wait() {
 	return $fw_rc
 }
 
+# client NAME WANT-STDERR ARGS...: kvmchurn ARGS exits 0, prints nothing on stdout
+# and exactly WANT-STDERR (one line) on stderr: a control that went to the module's
+# parameter, and said so (lockdown, no debugfs).
+client() {
+	cl_name=$1 cl_want=$2
+	shift 2
+	kvmchurn "$@" >/tmp/kc.out 2>/tmp/kc.err
+	is "kvmchurn $cl_name: exit status" $? 0
+	is "kvmchurn $cl_name: stdout" "$(cat /tmp/kc.out)" ""
+	is "kvmchurn $cl_name: stderr" "$(cat /tmp/kc.err)" "$cl_want"
+	is "kvmchurn $cl_name: stderr is one line" "$(wc -l </tmp/kc.err)" 1
+}
+
 # no_misses DESCRIPTION: one line, ok when no kretprobe missed a call.
 no_misses() {
 	missed=$(awk -F '\t' '$1 == "probe" && $7 != 0 { print $2 "/" $4 "=" $7 }' "$D/raw")
