@@ -31,10 +31,6 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=mechanism.sh
 . "$KC_TOP/tests/bench/mechanism.sh"
 KC_BENCH=$KC_TOP/tests/bench
-# The seed's root: bookworm's bpftrace (0.17) and what it needs, a /bin/sh among it (it
-# popen()s clang for include paths, and dies when sh is not there); bump when that changes.
-KC_BENCH_ROOT_RECIPE=2
-KC_BENCH_ROOT_PKGS="bpftrace dash"
 # opt[NAME]: the value of --NAME; its keys are the options of the mode (kc_bench_defaults)
 declare -A opt=()
 

@@ -77,6 +77,22 @@ kc_root_image() {
 	rm -rf "$d"
 }
 
+# The seed's root: bookworm's bpftrace (0.17) and what it needs, a /bin/sh among it (it
+# popen()s clang for include paths, and dies when sh is not there); bump when that
+# changes. make bench runs the seed from it; the debug tier shows bpftrace refused under
+# lockdown=confidentiality (68-lockdown).
+KC_SEED_ROOT_RECIPE=2
+KC_SEED_ROOT_PKGS="bpftrace dash"
+
+# kc_seed_root_of DEBARCH: the seed's root image for DEBARCH (a path).
+kc_seed_root_of() { echo "$KVMCHURN_CACHE/roots/bpftrace-bookworm-$1.sqfs"; }
+
+# kc_seed_root DEBARCH: leave that architecture's seed root ready (kc_root_image).
+kc_seed_root() {
+	# shellcheck disable=SC2086 # the packages are words
+	kc_root_image "$(kc_seed_root_of "$1")" "$1" "$KC_SEED_ROOT_RECIPE" $KC_SEED_ROOT_PKGS
+}
+
 # kc_vmm_image DEBARCH: leave that architecture's VMM root ready (kc_root_image).
 kc_vmm_image() {
 	# shellcheck disable=SC2046 # the packages are words

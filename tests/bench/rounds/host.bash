@@ -42,10 +42,8 @@ kc_bench_rounds() {
 kc_rounds_boot() {
 	local id=$1 debarch disk log rc=0
 	debarch=$(kc_vmm_debarch)
-	disk=$KVMCHURN_CACHE/roots/bpftrace-bookworm-$debarch.sqfs
-	# shellcheck disable=SC2086 # the packages are words
-	kc_root_image "$disk" "$debarch" "$KC_BENCH_ROOT_RECIPE" $KC_BENCH_ROOT_PKGS ||
-		kc_die "the seed's root (bpftrace, bookworm, $debarch) could not be made: $disk.log"
+	disk=$(kc_seed_root_of "$debarch")
+	kc_seed_root "$debarch" || kc_die "the seed's root (bpftrace, bookworm, $debarch) could not be made: $disk.log"
 	# the boot's verdict (not ok lines: a scenario step that did not work) stays
 	kc_bench_boot "$WORK/verdict" --guest-dir "$GUEST" --disk "$disk" --silence 7200 --timeout 7200 "$id" || rc=1
 	log=$(kc_verdict_log "$WORK/verdict" "$id")

@@ -1,10 +1,14 @@
 #!/bin/sh
 # shellcheck disable=SC2086 # $LOAD holds several options
-# 68-lockdown (debug kernel, a boot of its own): a Secure Boot host, whose
-# kernel runs locked down (lockdown=integrity): only signed modules load,
-# debugfs refuses every write, kprobes and tracepoints still work.
-#  - the kernel is locked down and says so; its own modules (irqbypass, kvm,
-#    kvm_amd, signed by its build) were loaded by /init;
+# 68-lockdown (debug kernel, a boot of its own for each "# boot:" line): a
+# Secure Boot host, whose kernel runs locked down (lockdown=integrity): only
+# signed modules load, debugfs refuses every write, kprobes and tracepoints
+# still work; and one locked down further (lockdown=confidentiality), where
+# tracefs, perf's kprobes and BPF's reads of the kernel are refused too, so
+# that bpftrace cannot run the seed, while kvmchurn's own kprobes (a signed
+# module's register_kprobe() asks no one) still count.
+#  - the kernel is locked down at that level and says so; its own modules
+#    (irqbypass, kvm, kvm_amd, signed by its build) were loaded by /init;
 #  - kvmchurn.ko unsigned, and signed with a key the kernel does not trust,
 #    are refused (EPERM) with the line Documentation/secure-boot.rst quotes;
 #  - signed with the kernel's key (make module SIGN_KEY= SIGN_CERT=) it loads,
@@ -12,14 +16,20 @@
 #  - every read-only file reads; every open of filter, enable and reset is
 #    refused (EPERM: to write, and for filter and enable, which can be
 #    written, to read too), and nothing changes: counts, filter, enable;
-#  - a load is counted exactly, before and after those writes;
+#  - a load is counted exactly, before and after those writes (the truth is
+#    the load's own: its VMs, their vCPUs and irqfds);
 #  - the client reads;
 #  - the module parameters filter, enable and reset, writable at run time,
 #    control the module here, with the same validation as the debugfs files,
-#    and the client's controls write them, saying so on stderr.
-# tests/debug/tier.sh boots it alone, with the words of the next line on the
-# kernel's command line (tests/lib/boot.sh's --boot-args).
+#    and the client's controls write them, saying so on stderr;
+#  - confidentiality: tracefs refuses to open kprobe_events, and bpftrace
+#    (bookworm's, from the seed's root on the guest's disk) running the seed's
+#    kind of program (kprobe, kretprobe, tracepoint) fails, and says why.
+# tests/debug/tier.sh boots it once for each line below, with its words on
+# the kernel's command line (tests/lib/boot.sh's --boot-args); make check
+# boots confidentiality, check-full both (tests/lib/matrix.sh).
 # boot: lockdown=integrity
+# boot: lockdown=confidentiality
 # shellcheck source=../../lib/guest/lib.sh
 . /kvmchurn/lib.sh
 P=/sys/module/kvmchurn/parameters
@@ -27,6 +37,11 @@ SEC=/sys/kernel/security
 N=8
 LOAD="-n $N -j 2 --vcpus 2 --irqfds 8 --mem 16 --end kill"
 REFUSED='Lockdown: insmod: unsigned module loading is restricted; see man kernel_lockdown.7'
+LEVEL=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^lockdown=//p')
+case $LEVEL in
+integrity) LEVELS="none [integrity] confidentiality" ;;
+*) LEVELS="none integrity [confidentiality]" ;;
+esac
 
 # taint BIT: one bit of the kernel's taint (12 O: out-of-tree, 13 E: unsigned)
 taint() { echo $(($(cat /proc/sys/kernel/tainted) >> $1 & 1)); }
@@ -113,7 +128,7 @@ counted() {
 
 # ---- the kernel --------------------------------------------------------------
 [ -f $SEC/lockdown ] || mount -t securityfs securityfs $SEC
-is "lockdown" "$(cat $SEC/lockdown)" "none [integrity] confidentiality"
+is "lockdown=$LEVEL" "$(cat $SEC/lockdown)" "$LEVELS"
 check "the kernel says it is locked down" \
 	sh -c "dmesg | grep -qF 'Kernel is locked down from command line; see man kernel_lockdown.7'"
 for m in irqbypass kvm kvm_amd; do
@@ -210,15 +225,22 @@ else
 	else
 		check "parameter enable 2 refused (Invalid argument)" grep -q 'Invalid argument' /tmp/kc.err
 	fi
-	# disabled: a load adds nothing (the fence: each VM freed, so nothing of it is left to count)
+	# disabled: a load adds nothing (the fence: each VM freed, so nothing of it is left
+	# to count; confidentiality refuses tracefs, so there only what the VMs' exits do,
+	# which is over when the load has reaped them)
 	cp "$D/raw" /tmp/kc.raw0
-	check "a tracefs instance counts the frees of the firecracker processes" fence_arm firecracker
+	fence=0
+	if [ "$LEVEL" = integrity ]; then
+		check "a tracefs instance counts the frees of the firecracker processes" fence_arm firecracker
+		fence=1
+	fi
 	kvmchurn load $LOAD >/tmp/kc.load 2>&1 || not_ok "disabled: kvmchurn load: exit $?"
-	check "disabled: the $N VMs were freed" fence_wait $N
+	[ $fence = 0 ] || check "disabled: the $N VMs were freed" fence_wait $N
 	cp "$D/raw" /tmp/kc.raw1
 	deltas /tmp/kc.raw0 /tmp/kc.raw1 >"$KC_DELTA"
 	is "disabled: exit_mmap" "$(delta hist exit_mmap)" 0
-	is "disabled: counter reap" "$(delta counter reap)" 0
+	is "disabled: kvm_vm_release" "$(delta hist kvm_vm_release)" 0
+	[ $fence = 0 ] || is "disabled: counter reap" "$(delta counter reap)" 0
 	check "parameter enable 1 taken" sh -c "echo 1 >$P/enable"
 	load_deltas "enabled again" $N $LOAD
 	is "enabled again: exit_mmap" "$(delta hist exit_mmap)" $N
@@ -240,6 +262,40 @@ else
 	is "parameter enable after kvmchurn disable" "$(cat $P/enable)" 0
 	check "kvmchurn enable" kvmchurn enable
 	is "parameter enable after kvmchurn enable" "$(cat $P/enable)" 1
+fi
+
+# ---- what confidentiality refuses the others ------------------------------------
+if [ "$LEVEL" = confidentiality ]; then
+	mkdir -p /tmp/kc.tr
+	mount -t tracefs nodev /tmp/kc.tr 2>/tmp/kc.err || not_ok "mount tracefs: $(cat /tmp/kc.err)"
+	dmesg -c >/dev/null
+	if cat /tmp/kc.tr/kprobe_events >/dev/null 2>/tmp/kc.err; then
+		not_ok "tracefs: kprobe_events opened"
+	else
+		check "tracefs: kprobe_events refused ($(sed 's/.*: //' /tmp/kc.err))" grep -q 'Operation not permitted' /tmp/kc.err
+	fi
+	is "tracefs's refusal: the kernel's line" "$(lockdown_lines | head -n 1)" \
+		"Lockdown: cat: use of tracefs is restricted; see man kernel_lockdown.7"
+	umount /tmp/kc.tr
+	# the seed's kind of program: kprobe and kretprobe on exit_mmap, a tracepoint
+	BT=/tmp/kc.bt
+	if disk_root $BT rbind; then
+		echo "# $(chroot $BT bpftrace --version)"
+		dmesg -c >/dev/null
+		timeout 120 chroot $BT bpftrace -e 'kprobe:exit_mmap { @s[tid] = nsecs; }
+			kretprobe:exit_mmap /@s[tid]/ { @us = hist((nsecs - @s[tid]) / 1000); delete(@s[tid]); }
+			tracepoint:sched:sched_process_exit { @n = count(); }' >/tmp/kc.bt.out 2>&1
+		r=$?
+		sed 's/^/# bpftrace: /' /tmp/kc.bt.out
+		lockdown_lines | sort -u | sed 's/^/# kernel: /'
+		# 124 or 143: still running when timeout ended it, so it attached
+		check "bpftrace refused: exit status $r" sh -c "[ $r != 0 ] && [ $r != 124 ] && [ $r != 143 ]"
+		check "bpftrace refused: it counted nothing (no map printed)" sh -c '! grep -q "^@" /tmp/kc.bt.out'
+		check "bpftrace refused: the kernel says why (Lockdown: bpftrace: ...)" \
+			sh -c 'dmesg | grep -q "Lockdown: bpftrace: .* is restricted"'
+	else
+		not_ok "the seed's root on the guest's disk: $DISK_WHY"
+	fi
 fi
 
 check "rmmod kvmchurn" rmmod kvmchurn

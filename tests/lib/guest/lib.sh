@@ -397,13 +397,13 @@ vmmodule() { echo $(($(vmpairs) + $(vmareas kc_vms_init))); }
 # disk_root DIR [rbind]: the read-only root image on the guest's disk (boot.sh's
 # boot.sh's --disk, or 45-qemu's VMM root) mounted at DIR, with /dev, /sys, /tmp and
 # /kvmchurn bound in and a proc; rbind: /sys with what is mounted below it (tracefs,
-# debugfs). 1, the step that failed in $DISK_WHY, when it cannot be had. Needs
-# KVMCHURN_VMM_MODULES (/kvmchurn/config).
+# debugfs). 1, the step that failed in $DISK_WHY, when it cannot be had. Loads
+# KVMCHURN_VMM_MODULES (/kvmchurn/config) first; none: the kernel has them built in (the
+# debug kernels).
 # shellcheck disable=SC2034 # DISK_WHY is the caller's to read
 disk_root() {
 	DISK_WHY=''
-	[ -n "${KVMCHURN_VMM_MODULES:-}" ] || { DISK_WHY="no modules to mount a disk with"; return 1; }
-	for m in $KVMCHURN_VMM_MODULES; do
+	for m in ${KVMCHURN_VMM_MODULES:-}; do
 		[ -d "/sys/module/${m%.ko}" ] || insmod "/kvmchurn/modules/$m" || { DISK_WHY="insmod $m"; return 1; }
 	done
 	wait_for "$KC_WAIT" disk_there || { DISK_WHY="no disk (/dev/vda)"; return 1; }
