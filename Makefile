@@ -296,7 +296,14 @@ check-debug:
 check-debug-rt:
 	tests/debug/tier.sh x86_64-debug-rt
 
+# The soak (tests/soak): SOAK_VMS VMs (default 20000) on the debug kernel, in waves of
+# SOAK_WAVE (90), SOAK_CHECKS checkpoints (10) after SOAK_WARMUP waves (5): counts exact,
+# memory flat, kmemleak clean. Hours, not a part of check.
+soak:
+	tests/soak/tier.sh $(if $(SOAK_VMS),--vms $(SOAK_VMS)) $(if $(SOAK_WAVE),--wave $(SOAK_WAVE)) \
+		$(if $(SOAK_CHECKS),--checks $(SOAK_CHECKS)) $(if $(SOAK_WARMUP),--warmup $(SOAK_WARMUP))
+
 .PHONY: all module client version cflags products install install-client uninstall clean \
 	clean-userspace style shellcheck check \
-	check-quick check-full check-unit check-prometheus check-browser check-browser-docs fuzz check-build check-vm check-debug check-debug-rt check-dkms check-qemu kunit bench-floor stall \
+	check-quick check-full check-unit check-prometheus check-browser check-browser-docs fuzz check-build check-vm check-debug check-debug-rt check-dkms check-qemu soak kunit bench-floor stall \
 	dkms-source dkms-install dkms-remove compatibility demo bench bench-profile bench-count bench-backing
