@@ -44,8 +44,8 @@ mkdir -p "$guest"
 printf 'SOAK_VMS=%s\nSOAK_WAVE=%s\nSOAK_CHECKS=%s\nSOAK_WARMUP=%s\n' "$vms" "$wave" "$checks" "$warmup" >"$guest/soak.conf"
 # The guards against a hang (tests/lib/boot.sh): a wave prints its lines, a checkpoint
 # (every slab cache shrunk, two kmemleak scans of 2 GB) is the longest quiet part: the
-# debug tier's silence. The whole boot: 2 s a VM, four times what one took on a loaded
-# host (report.awk prints the rate), and an hour for the boot and the checkpoints.
+# debug tier's silence. The whole boot: 2 s a VM, twice what one took beside two other
+# guests and a kernel build (1 s, report.awk's rate), and an hour for the boot.
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 set +e
