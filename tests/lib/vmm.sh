@@ -100,11 +100,12 @@ kc_vmm_image() {
 }
 
 # kc_disk_pack ROOT: into the guest's ROOT (an initramfs being made), the modules that
-# mount a root image (virtio, squashfs), named in its config as KVMCHURN_VMM_MODULES.
+# mount a root image (virtio, squashfs), named in its config as KVMCHURN_VMM_MODULES;
+# none for a kernel that has them built in (the debug kernels).
 kc_disk_pack() {
 	local root=$1 m mods=$KVMCHURN_CACHE/kernels/$KC_ID/modules
-	for m in $KC_VMM_MODULES; do cp "$mods/$m" "$root/kvmchurn/modules/"; done
-	printf 'KVMCHURN_VMM_MODULES="%s"\n' "$KC_VMM_MODULES" >>"$root/kvmchurn/config"
+	for m in ${KC_VMM_MODULES:-}; do cp "$mods/$m" "$root/kvmchurn/modules/"; done
+	printf 'KVMCHURN_VMM_MODULES="%s"\n' "${KC_VMM_MODULES:-}" >>"$root/kvmchurn/config"
 }
 
 # kc_vmm_pack ID ROOT: into the guest's ROOT (an initramfs being made), what the
