@@ -136,6 +136,27 @@ still() {
 	echo "$st_cur"
 }
 
+# steady SLACK SECS COMMAND...: as still, for a count that other work moves a little
+# all the time (the objects in use of a kmalloc cache): COMMAND's number once five
+# reads in a row, 0.2 s apart, are within SLACK of the first of them.
+steady() {
+	sd_slack=$1 sd_end=$(($(now) + $2)) sd_same=0 sd_base=''
+	shift 2
+	while :; do
+		sd_cur=$("$@")
+		if [ -n "$sd_base" ] && [ $((sd_cur - sd_base)) -le "$sd_slack" ] &&
+			[ $((sd_base - sd_cur)) -le "$sd_slack" ]; then
+			sd_same=$((sd_same + 1))
+		else
+			sd_same=0 sd_base=$sd_cur
+		fi
+		[ "$sd_same" -lt 4 ] || break
+		[ "$(now)" -lt "$sd_end" ] || { echo "$sd_cur"; return 1; }
+		sleep 0.2
+	done
+	echo "$sd_cur"
+}
+
 # wait_hist METRIC N: wait until METRIC has counted N.
 wait_hist() { wait_for "$KC_WAIT" hist_at_least "$1" "$2"; }
 
