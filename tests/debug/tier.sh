@@ -2,9 +2,9 @@
 # tier.sh [ID]: the debug tier (`make check-debug`; ID x86_64-debug-rt: check-debug-rt). On the debug kernel that lib/debug-kernel/kernel.sh
 # builds (KASAN, UBSAN, lockdep, kmemleak, DEBUG_PREEMPT, KUnit, no BTF): the kernel's own checkpatch
 # on our kernel code, the build tier (module and KUnit suites, W=1 C=1), then the vm
-# tier with the KUnit scenario, the fault scenarios of scenarios/ and the scenarios of
-# the other kernels that run module code of their own (lib/matrix.sh's KC_DEBUG_SCENARIOS; all
-# of them with FULL=1). Each of those is a named test with a verdict; the last line is
+# tier with the KUnit scenario, the fault scenarios of scenarios/ and the core scenarios
+# of the other kernels and 40-late-modules (lib/matrix.sh's KC_DEBUG_SCENARIOS; all of
+# them with FULL=1). Each of those is a named test with a verdict; the last line is
 # "N passed, N failed", and the exit status is 1 if any failed. A scenario with a
 # "# boot: ARGS" line (68-lockdown: lockdown=integrity) runs in a boot of its own, with
 # ARGS on the kernel's command line and kvmchurn.ko also signed (signed/: with the

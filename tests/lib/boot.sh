@@ -48,7 +48,8 @@ usage: tests/lib/boot.sh [OPTION...] ID...   (ids: $KC_ALL_IDS $KC_OPTIN_IDS $KC
   --guest-dir DIR    DIR's contents copied into the guest's /kvmchurn
   --out DIR          where the guest's files and each verdict go (default
                      \$KVMCHURN_CACHE/out); --no-verdict: no verdict file (not a test)
-  --vms N            VMs of 10-module-churn's load and each of 30-metrics' (default 40)
+  --vms N            VMs of 10-module-churn's load and each of 30-metrics' (default 40;
+                     with --depth, make check's: 20 on the kernels of core depth)
   --icount SHIFT     QEMU's -icount shift: the guest clock counts instructions, one
                      vCPU thread; every boot of the run, no second icount boot
   --mem MIB          the guest's memory instead of the kernel's default
@@ -67,7 +68,7 @@ EOF
 # kc_boot_options ARG...: boot.sh's options into KC_OPT_*; the ids left into KC_OPT_IDS.
 kc_boot_options() {
 	KC_OPT_SCENARIOS=() KC_OPT_ONLY='' KC_OPT_DEPTH=0 KC_OPT_ARGS='' KC_OPT_MODULE_DIR=''
-	KC_OPT_GUEST_DIR='' KC_OPT_OUT=$KVMCHURN_CACHE/out KC_OPT_VERDICT=1 KC_OPT_VMS=40
+	KC_OPT_GUEST_DIR='' KC_OPT_OUT=$KVMCHURN_CACHE/out KC_OPT_VERDICT=1 KC_OPT_VMS=''
 	KC_OPT_ICOUNT='' KC_OPT_MEM='' KC_OPT_SMP='' KC_OPT_QEMU=() KC_OPT_DISK=''
 	KC_OPT_SILENCE=600 KC_OPT_BOOT_SILENCE=120 KC_OPT_TIMEOUT=3600 KC_OPT_IDS=() KC_OPT_ARG_BOOTS=0
 	local re
@@ -262,4 +263,6 @@ kc_vm_kernel() {
 }
 
 kc_boot_options "$@"
+# this run, for what its boots share (pack.sh's kc_guest_programs)
+KC_RUN=$$-$(date +%s%N)
 kc_run_tier kc_vm_kernel "${KC_OPT_IDS[@]}"

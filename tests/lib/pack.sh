@@ -12,6 +12,18 @@ kc_scenario_globs() {
 	fi
 }
 
+# kc_vms ID: the VMs of 10-module-churn's load and each of 30-metrics' on ID: --vms's,
+# else with --depth make check's (matrix.sh's kc_depth_vms), else KC_VMS.
+kc_vms() {
+	if [[ -n $KC_OPT_VMS ]]; then
+		echo "$KC_OPT_VMS"
+	elif ((KC_OPT_DEPTH)); then
+		kc_depth_vms "$1"
+	else
+		echo "$KC_VMS"
+	fi
+}
+
 # kc_scenarios ID: the scenario files for ID (paths): those of the --scenarios folders
 # that kc_scenario_globs chooses, of this boot: those with a "# boot: ARGS" line only when --boot-args is
 # ARGS, the others only without it; those with a "# clock: icount" line only with
@@ -65,6 +77,36 @@ kc_guest_tools() {
 	done
 }
 
+# kc_guest_programs ID LOG: the static client and the guest's programs into KC_BUILD_DIR
+# (userspace/kvmchurn, guest-bin/). Nothing of them depends on the kernel, only on its
+# architecture: the first boot of the run (this boot.sh, KC_RUN) builds them for an
+# architecture, the others copy them from $KVMCHURN_CACHE/build/guest/ARCH (7 to 9 s of
+# each boot's preparation). On failure says what failed and returns KC_FAIL.
+kc_guest_programs() {
+	local id=$1 blog=$2 memo=$KVMCHURN_CACHE/build/guest/$KC_ARCH
+	if [[ $(cat "$memo/run" 2>/dev/null) != "$KC_RUN" ]]; then
+		rm -rf "$memo"
+		if ! kc_build "$id" vm "$blog.client" client STATIC=1 || [[ ! -f $KC_BUILD_DIR/userspace/kvmchurn ]]; then
+			tail -n 20 "$blog.client" | sed 's/^/    /'
+			echo "FAIL $id $KC_KREL: client build failed (log: $blog.client)"
+			return "$KC_FAIL"
+		fi
+		if ! kc_guest_tools "$KC_BUILD_DIR/guest-bin" >"$blog.guest" 2>&1; then
+			sed 's/^/    /' "$blog.guest" | tail -n 20
+			echo "FAIL $id $KC_KREL: guest tools build failed (log: $blog.guest)"
+			return "$KC_FAIL"
+		fi
+		mkdir -p "$memo"
+		cp -r "$KC_BUILD_DIR/userspace/kvmchurn" "$KC_BUILD_DIR/guest-bin" "$memo/"
+		echo "$KC_RUN" >"$memo/run"
+		return
+	fi
+	echo "# built for $KC_ARCH by this run's first boot of it: $memo" | tee "$blog.client" >"$blog.guest"
+	cp "$memo/kvmchurn" "$KC_BUILD_DIR/userspace/kvmchurn"
+	rm -rf "$KC_BUILD_DIR/guest-bin"
+	cp -r "$memo/guest-bin" "$KC_BUILD_DIR/guest-bin"
+}
+
 # kc_build_guest ID LOG: what ID's guest runs, built into KC_BUILD_DIR: the module (or
 # --module-dir's), the static client, the guest's programs, and the test modules of the
 # scenarios that load them; on failure says what failed and returns KC_FAIL.
@@ -83,16 +125,7 @@ kc_build_guest() {
 		echo "FAIL $id $KC_KREL: module build failed (log: $blog)"
 		return "$KC_FAIL"
 	fi
-	if ! kc_build "$id" vm "$blog.client" client STATIC=1 || [[ ! -f $KC_BUILD_DIR/userspace/kvmchurn ]]; then
-		tail -n 20 "$blog.client" | sed 's/^/    /'
-		echo "FAIL $id $KC_KREL: client build failed (log: $blog.client)"
-		return "$KC_FAIL"
-	fi
-	if ! kc_guest_tools "$KC_BUILD_DIR/guest-bin" >"$blog.guest" 2>&1; then
-		sed 's/^/    /' "$blog.guest" | tail -n 20
-		echo "FAIL $id $KC_KREL: guest tools build failed (log: $blog.guest)"
-		return "$KC_FAIL"
-	fi
+	kc_guest_programs "$id" "$blog" || return
 	# the test modules, each when the scenario that loads it is to run
 	kc_build_for "$id" 05-kunit.sh kunit tests/kunit/kvmchurn_test.ko "$blog.kunit" "KUnit module" || return
 	kc_build_for "$id" 50-bench.sh bench-floor tests/bench/floor/kvmchurn_floor.ko "$blog.floor" "the bench's floor module" || return
@@ -125,7 +158,7 @@ kc_initramfs() {
 	[[ -z $KC_OPT_GUEST_DIR ]] || cp -r "$KC_OPT_GUEST_DIR"/. "$st/kvmchurn/"
 	chmod 755 "$st/init" "$st/kvmchurn/bin/kvmchurn-put"
 	printf 'KVMCHURN_KERNEL=%s\nKVMCHURN_ARCH=%s\nKVMCHURN_HOST_MODULES="%s"\nKVMCHURN_METRICS_VMS=%s\n' \
-		"$id" "$KC_ARCH" "$KC_MODULES" "$KC_OPT_VMS" >"$st/kvmchurn/config"
+		"$id" "$KC_ARCH" "$KC_MODULES" "$(kc_vms "$id")" >"$st/kvmchurn/config"
 	if ((vmm)); then
 		kc_vmm_pack "$id" "$st"
 	elif [[ -n $KC_OPT_DISK ]]; then
