@@ -2,9 +2,9 @@
 # tier.sh [ID]: the debug tier (`make check-debug`; ID x86_64-debug-rt: check-debug-rt). On the debug kernel that lib/debug-kernel/kernel.sh
 # builds (KASAN, UBSAN, lockdep, kmemleak, DEBUG_PREEMPT, KUnit, no BTF): the kernel's own checkpatch
 # on our kernel code, the build tier (module and KUnit suites, W=1 C=1), then the vm
-# tier with the KUnit scenario, the fault scenarios of scenarios/ and the core scenarios
-# of the other kernels and 40-late-modules (lib/matrix.sh's KC_DEBUG_SCENARIOS; all of
-# them with FULL=1). Each of those is a named test with a verdict; the last line is
+# tier with the KUnit scenario, the fault scenarios of scenarios/ and, of the other
+# kernels' scenarios, 30-metrics, 40-late-modules, 57-stall and the cheap ones
+# (lib/matrix.sh's KC_DEBUG_SCENARIOS; all of them with FULL=1). Each of those is a named test with a verdict; the last line is
 # "N passed, N failed", and the exit status is 1 if any failed. A scenario with a
 # "# boot: ARGS" line (68-lockdown: lockdown=integrity) runs in a boot of its own, with
 # ARGS on the kernel's command line and kvmchurn.ko also signed (signed/: with the
@@ -26,11 +26,11 @@ kc_stress_start
 # the guards against a hang (tests/lib/boot.sh): everything runs 3-5 times slower here, and
 # twice that again beside STRESS's hogs, so the scenarios may be quiet for longer (a
 # kmemleak scan, a KASAN load), and the boot (1,650 s idle) may take far longer in all
-# 10-module-churn's and 30-metrics' loads of 8 VMs, not 40: each end mode takes the same
-# paths, counted as exactly, and a VM is ten times as slow under KASAN and lockdep (40
-# made the tier outgrow CI's 90 minutes). The scenarios: SCENARIOS's, else the debug
+# 10-module-churn's and 30-metrics' loads of 4 VMs, not 40: each end mode takes the same
+# paths, counted as exactly, and a VM is ten times as slow under KASAN and lockdep (40,
+# then 8, made make check outgrow CI's 90 minutes). The scenarios: SCENARIOS's, else the debug
 # kernel's depth.
-engine=("$KC_LIB/boot.sh" --silence $((${KC_STRESSING:-0} > 0 ? 2400 : 1200)) --timeout 7200 --vms 8
+engine=("$KC_LIB/boot.sh" --silence $((${KC_STRESSING:-0} > 0 ? 2400 : 1200)) --timeout 7200 --vms 4
 	--scenarios "$KC_TOP/tests/scenarios" --scenarios "$here/scenarios")
 if [[ -n ${SCENARIOS:-} ]]; then engine+=(--only "$SCENARIOS"); else engine+=(--depth); fi
 kc_apt_setup

@@ -36,7 +36,8 @@ usage: tests/lib/boot.sh [OPTION...] ID...   (ids: $KC_ALL_IDS $KC_OPTIN_IDS $KC
        none: \$KERNELS, else the default matrix)
   --scenarios DIR    run DIR/*.sh in the guest (more than once: each folder's);
                      default: tests/scenarios
-  --only 'GLOB...'   only the scenarios whose file names match a glob, e.g. '00-* 30-*'
+  --only 'GLOB...'   only the scenarios whose file names match a glob, e.g. '00-* 30-*';
+                     a glob with a leading ! leaves out what it matches ('!45-*')
   --depth            without --only: make check's depth on each kernel (every scenario
                      on some kernels, the kernel-dependent ones on the others; FULL=1:
                      every one everywhere; tests/lib/matrix.sh)

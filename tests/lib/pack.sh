@@ -46,12 +46,26 @@ kc_scenarios() {
 		else
 			[[ -z ${KC_ICOUNT_BOOT:-} ]] || continue
 		fi
-		((${#globs[@]})) || { echo "$f"; continue; }
-		for g in "${globs[@]}"; do
-			# shellcheck disable=SC2053 # $g is a glob on purpose
-			if [[ $n == $g ]]; then echo "$f"; break; fi
-		done
+		kc_chosen "$n" "${globs[@]}" || continue
+		echo "$f"
 	done
+}
+
+# kc_chosen NAME GLOB...: do the GLOBs choose NAME? None: every name. A glob with a
+# leading ! leaves out what it matches; when all of them do, the others are chosen.
+kc_chosen() {
+	local n=$1 g in=0 want=0
+	shift
+	for g; do
+		# shellcheck disable=SC2053 # $g is a glob on purpose
+		if [[ $g == '!'* ]]; then
+			[[ $n != ${g#!} ]] || return 1
+		else
+			want=1
+			[[ $n != $g ]] || in=1
+		fi
+	done
+	((!want || in))
 }
 
 # kc_build_for ID SCENARIO TARGET KO LOG WHAT: make TARGET (in ID's vm build folder) when

@@ -2,7 +2,7 @@
 # 10-module-churn: the module's exact counts under a real KVM churn load.
 # Runs inside the guest (busybox sh). Loads kvmchurn.ko, runs 40 VMs whose vCPUs
 # run once, then are SIGKILLed (boot.sh's --vms, in the guest's KVMCHURN_METRICS_VMS:
-# make check's 20 on the kernels of core depth, the debug tier's 8, where a VM is ten
+# make check's 20 on the kernels of core depth, the debug tier's 4, where a VM is ten
 # times as slow), checks that exit_mmap, exit_to_reap and the start-up
 # each saw exactly that many, that
 # another comm adds nothing, reads every debugfs file, and unloads; then the same

@@ -10,7 +10,7 @@
 # shellcheck source=../lib/guest/lib.sh
 . /kvmchurn/lib.sh
 # N: 40, or what the tier asks (20 at make check's core depth; the debug kernel's
-# 8: the same paths, exact all the same, where KASAN and lockdep make each VM ten
+# 4: the same paths, exact all the same, where KASAN and lockdep make each VM ten
 # times as slow)
 N=${KVMCHURN_METRICS_VMS:-40}
 VCPUS=2

@@ -75,6 +75,7 @@ KC_BUSYBOX=/old/cache/busybox/arm64/busybox
 EOF2
 printf 'KC_KDIR=%s\nKC_CHROOT=\nKC_VMLINUZ=%s\nKC_BUSYBOX=/bin/busybox\n' \
 	"$tmp/cache/kernels/x86_64-6.1/root/usr/src/linux-headers" "$tmp/cache/kernels/x86_64-6.1/vmlinuz" >"$tmp/cache/kernels/x86_64-6.1/env"
+# shellcheck disable=SC2030 # the cache of this subshell only, not of pack.sh's below
 envof() { (KVMCHURN_CACHE=$tmp/cache && kc_load_env "$1" && echo "$KC_KDIR|$KC_CHROOT|$KC_VMLINUZ|$KC_BUSYBOX"); }
 want_eq "moved" "/usr/src/linux-headers-7.3.4+deb13-arm64|$tmp/cache/chroot/trixie|$tmp/cache/kernels/arm64-7.x/vmlinuz|$tmp/cache/busybox/arm64/busybox" "$(envof arm64-7.x)"
 want_eq "in place" "$tmp/cache/kernels/x86_64-6.1/root/usr/src/linux-headers||$tmp/cache/kernels/x86_64-6.1/vmlinuz|/bin/busybox" "$(envof x86_64-6.1)"
@@ -223,5 +224,42 @@ count_of 1 0 "PASS a" 0 "PASS a"
 count_of 1 1 "PASS a|FAIL steps: exit 3, with no verdict (a harness error)" 3 "PASS a"
 count_of 0 0 "" 0
 finish "kc_count: PASS and FAIL lines counted, a harness error is a FAIL"
+
+# make check's depth: which scenarios each kind of kernel runs (matrix.sh's kc_depth,
+# pack.sh's kc_scenarios and kc_chosen) and its loads (kc_depth_vms), on the tree's own
+# scenarios; FULL=1 runs them all
+# shellcheck source=tests/lib/pack.sh
+. "$here/../lib/pack.sh"
+chosen() {	# WANT ID [VAR=VALUE...]: the numbers of ID's scenarios at depth, and its VMs
+	local expect=$1 id=$2
+	shift 2
+	got=$(
+		for v; do export "${v?}"; done
+		KC_OPT_SCENARIOS=("$here/../scenarios") KC_OPT_ONLY=${ONLY:-} KC_OPT_DEPTH=1 KC_OPT_ARGS=${ARGS:-}
+		KC_OPT_ICOUNT=${ICOUNT:-} KC_OPT_VMS=''
+		echo "$(kc_scenarios "$id" | sed 's#.*/\(..\)-.*#\1#' | paste -sd ' ') vms=$(kc_vms "$id")"
+	)
+	want_eq "$id $*" "$expect" "$got"
+}
+# every scenario without a boot or a clock of its own (55-teardown, 63-no-debugfs)
+all=''
+for f in "$here"/../scenarios/*.sh; do
+	f=${f##*/}
+	[[ $f == 55-* || $f == 63-* ]] || all+="${all:+ }${f:0:2}"
+done
+chosen "00 10 30 57 90 95 vms=20" x86_64-5.10
+chosen "00 10 30 57 90 95 vms=20" arm64-6.12-rt
+chosen "${all/ 60/} vms=40" x86_64-6.1
+chosen "${all/ 45/} vms=40" arm64-7.x
+chosen "55 vms=40" arm64-7.x KC_ICOUNT_BOOT=1 ICOUNT=0
+chosen " vms=40" x86_64-6.1 KC_ICOUNT_BOOT=1 ICOUNT=0
+chosen "63 vms=40" x86_64-6.1 ARGS=debugfs=off
+chosen "$all vms=40" x86_64-5.10 FULL=1
+chosen "55 vms=40" x86_64-5.10 FULL=1 KC_ICOUNT_BOOT=1 ICOUNT=0
+chosen "00 30 40 57 90 95 vms=40" x86_64-debug
+chosen "10 30 60 62 65 vms=20" x86_64-5.10 "ONLY=1* 3* 6* !35-* !63-*"
+chosen "${all/ 45/} vms=20" x86_64-5.10 "ONLY=!45-*"
+chosen " vms=20" x86_64-5.10 "ONLY=!*"
+finish "make check's depth: the scenarios and loads of a core, wide, debug and full kernel; ! leaves out"
 
 done_suite harness

@@ -1,12 +1,12 @@
 #!/bin/sh
-# 70-fault-insmod-loop (debug kernel): kvmchurn.ko is loaded and unloaded 10
-# times (twice at each of the five times it stays loaded; a round is ~20 s
-# under KASAN and lockdep) while a -j 4 load creates and kills VMs without
-# pause; while loaded, every file is read. Every insmod and rmmod succeeds, the load loses no VM,
+# 70-fault-insmod-loop (debug kernel): kvmchurn.ko is loaded and unloaded 6
+# times (at each of the five times it stays loaded, the first twice; by kretprobes
+# and with fprobes=1 in turn; a round is ~25 s under KASAN and lockdep) while a
+# -j 4 load creates and kills VMs without pause; while loaded, every file is read. Every insmod and rmmod succeeds, the load loses no VM,
 # and the kernel's detectors stay silent (the host reads the log).
 # shellcheck source=../../lib/guest/lib.sh
 . /kvmchurn/lib.sh
-ROUNDS=10
+ROUNDS=6
 
 kvmchurn load -t 3600 -j 4 --vcpus 2 --irqfds 8 --mem 16 >/tmp/kc.bg 2>&1 &
 bg=$!
@@ -15,8 +15,11 @@ echo "# load running: $(vms_alive) VM processes alive"
 
 r=1
 while [ $r -le $ROUNDS ]; do
-	why=''
-	if ! insmod "$KVMCHURN_KO" 2>/tmp/kc.err; then
+	why='' kind=kretprobes opt=''
+	# the even rounds with fprobes=1: exit_mmap's and exit_files' fprobes attached and
+	# detached under load too
+	[ $((r % 2)) = 1 ] || kind=fprobes opt=fprobes=1
+	if ! insmod "$KVMCHURN_KO" $opt 2>/tmp/kc.err; then
 		why="insmod: $(cat /tmp/kc.err)"
 	else
 		# 0.1 to 0.5 s loaded, so that unloads meet probes in every phase
@@ -25,9 +28,16 @@ while [ $r -le $ROUNDS ]; do
 			"$D"/raw "$D"/vms "$D"/memory "$D"/filter "$D"/enable "$D"/hist/*; do
 			cat "$f" >/dev/null || why="read $f"
 		done
+		fp=$(awk 'NR > 1 && $2 == "fprobe" && $4 == "attached" { n++ } END { print n + 0 }' "$D/probes")
+		if [ -n "$opt" ] && [ "$fp" = 0 ]; then why="${why:+$why; }no fprobe attached"; fi
+		if [ -z "$opt" ] && [ "$fp" != 0 ]; then why="${why:+$why; }$fp fprobes attached"; fi
 		rmmod kvmchurn 2>/tmp/kc.err || why="${why:+$why; }rmmod: $(cat /tmp/kc.err)"
 	fi
-	if [ -z "$why" ]; then ok "round $r: insmod, read every file, rmmod under load"; else not_ok "round $r: $why"; fi
+	if [ -z "$why" ]; then
+		ok "round $r: insmod (by $kind), read every file, rmmod under load"
+	else
+		not_ok "round $r ($kind): $why"
+	fi
 	r=$((r + 1))
 done
 
