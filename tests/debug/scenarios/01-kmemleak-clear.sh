@@ -4,10 +4,6 @@
 # only what came after.
 # shellcheck source=../../lib/guest/lib.sh
 . /kvmchurn/lib.sh
-K=/sys/kernel/debug/kmemleak
-check "kmemleak is on" [ -w $K ]
-echo scan >$K
-n=$(grep -c '^unreferenced object' $K)
-echo "# kmemleak suspects $n objects from boot; forgotten"
-check "kmemleak clear" sh -c "echo clear >$K"
+check "kmemleak is on" [ -w $KMEMLEAK ]
+check "kmemleak: what it suspects from boot forgotten" kmemleak_forget
 exit 0

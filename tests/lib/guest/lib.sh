@@ -439,3 +439,22 @@ disk_there() { [ -b /dev/vda ]; }
 
 # slabobjs CACHE: the objects in use of a slab cache (/proc/slabinfo), 0 without it.
 slabobjs() { awk -v c="$1" '$1 == c { print $2; f = 1 } END { if (!f) print 0 }' /proc/slabinfo; }
+
+# The debug kernels' kmemleak. It suspects an object once it is older than 5 s and two
+# scans in a row found nothing pointing to it.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+# kmemleak_forget: scan, say how many objects it suspects (from boot: none of ours), and
+# forget them, so that a later kmemleak_suspects sees only what came after; for check.
+kmemleak_forget() {
+	echo scan >$KMEMLEAK || return 1
+	echo "kmemleak suspects $(grep -c '^unreferenced object' $KMEMLEAK) objects from boot"
+	echo clear >$KMEMLEAK
+}
+# kmemleak_suspects OUT: two scans, the report into OUT; prints the objects suspected.
+kmemleak_suspects() {
+	if ! { echo scan >$KMEMLEAK && echo scan >$KMEMLEAK && cat $KMEMLEAK >"$1"; }; then
+		echo "no kmemleak"
+		return 1
+	fi
+	grep -c '^unreferenced object' "$1"
+}
