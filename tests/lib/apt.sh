@@ -8,6 +8,9 @@ KC_APT=$KVMCHURN_CACHE/apt
 KC_CHROOT_DIR=$KVMCHURN_CACHE/chroot/trixie
 # Where fetch.sh puts sid's sparse inside the chroot (see KC_CHECK).
 KC_SID_SPARSE=/usr/local/bin/sparse-sid
+# sid's sparse for a kernel built on the host (x86_64-debug-7): a wrapper that fetch.sh
+# writes, which runs it with sid's own C library (it wants glibc 2.38, bookworm has 2.36).
+KC_SID_SPARSE_HOST=$KVMCHURN_CACHE/sparse-sid/sparse-host
 
 # kc_read_sources: the archive and security URIs and the keyring, from the host's own
 # deb822 file, so that no mirror name is ever written into the project.
@@ -98,7 +101,8 @@ kc_apt_update() {
 }
 
 # kc_index SUITES ARCHS: "package<TAB>arch<TAB>version<TAB>depends" for the kernel
-# packages, busybox-static and sparse of those suites, read from the private lists.
+# packages, busybox-static, sparse and libc6 (sid's, for its sparse) of those suites,
+# read from the private lists.
 kc_index() {
 	local s a f files=()
 	if [[ ! -s $KC_APT/targets ]]; then
@@ -116,7 +120,7 @@ kc_index() {
 	done
 	((${#files[@]})) || return 0
 	/usr/lib/apt/apt-helper cat-file "${files[@]}" | awk '
-		function out() { if (p ~ /^(linux-(headers|image|binary-unsigned|modules|kbuild|source)-|busybox-static$|sparse$)/) print p "\t" a "\t" v "\t" d; p = "" }
+		function out() { if (p ~ /^(linux-(headers|image|binary-unsigned|modules|kbuild|source)-|busybox-static$|sparse$|libc6$)/) print p "\t" a "\t" v "\t" d; p = "" }
 		/^Package: / { out(); p = $2; a = v = d = "" }
 		/^Architecture: / { a = $2 }
 		/^Version: / { v = $2 }

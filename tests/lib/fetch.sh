@@ -53,23 +53,27 @@ kc_resolve() {
 	kc_die "$KC_ID: no complete kernel in $KC_SUITES"
 }
 
-# kc_fetch_bin PKG SUITE ARCH FILE DIR: FILE (a path inside the package) of the newest
-# PKG:ARCH of SUITE, kept unpacked as DIR/<its name> with DIR/version. Offline, the cached
-# one is used as it is.
+# kc_fetch_bin PKG SUITE ARCH PATHS DIR: PATHS (files inside the package, spaces between)
+# of the newest PKG:ARCH of SUITE, kept unpacked as DIR/<each one's name> with DIR/version.
+# Offline, the cached ones are used as they are.
 kc_fetch_bin() {
-	local pkg=$1 suite=$2 arch=$3 file=$4 dir=$5 ver tmp
-	local bin=$dir/${file##*/}
+	local pkg=$1 suite=$2 arch=$3 paths=$4 dir=$5 ver tmp f have=1
+	for f in $paths; do
+		[[ -x $dir/${f##*/} ]] || have=0
+	done
 	if [[ $KC_ONLINE == 0 ]]; then
-		[[ -x $bin ]] || kc_die "offline and no cached $pkg:$arch"
+		((have)) || kc_die "offline and no cached $pkg:$arch"
 		return 0
 	fi
 	ver=$(kc_index "$suite" "$arch" | awk -F'\t' -v p="$pkg" -v a="$arch" '$1 == p && $2 == a { print $3 }' | sort -V | tail -n1)
 	[[ -n $ver ]] || kc_die "$pkg:$arch not in $suite"
-	[[ -x $bin && $(cat "$dir/version" 2>/dev/null) == "$ver" ]] && return 0
+	((have)) && [[ $(cat "$dir/version" 2>/dev/null) == "$ver" ]] && return 0
 	kc_download "$dir/deb" "$pkg:$arch=$ver"
 	tmp=$(mktemp -d "$KVMCHURN_CACHE/tmp.XXXXXX")
 	dpkg -x "$dir/deb/$(kc_deb_file "$pkg" "$arch" "$ver")" "$tmp"
-	cp "$tmp/$file" "$bin"
+	for f in $paths; do
+		cp "$tmp/$f" "$dir/"
+	done
 	echo "$ver" >"$dir/version"
 	rm -rf "$tmp" "$dir/deb"
 }
@@ -164,6 +168,22 @@ kc_check_ready() {
 	kc_fetch_bin sparse sid amd64 usr/bin/sparse "$KVMCHURN_CACHE/sparse-sid"
 	f=$KVMCHURN_CACHE/sparse-sid/sparse
 	cmp -s "$f" "$KC_CHROOT$KC_CHECK" || install -D -m 0755 "$f" "$KC_CHROOT$KC_CHECK"
+}
+
+# kc_sparse_host: KC_SID_SPARSE_HOST, sid's sparse for a kernel whose modules the host
+# builds (x86_64-debug-7: 7.x's headers want it, kc_check_ready). sid's binary wants glibc
+# 2.38 and bookworm has 2.36: the wrapper runs it with sid's own C library, unpacked
+# beside it (sparse needs no other), through that library's dynamic loader.
+kc_sparse_host() {
+	local d=${KC_SID_SPARSE_HOST%/*}
+	kc_fetch_bin sparse sid amd64 usr/bin/sparse "$d"
+	kc_fetch_bin libc6 sid amd64 "usr/lib/x86_64-linux-gnu/libc.so.6 usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" "$d/libc"
+	# shellcheck disable=SC2016 # expanded when the wrapper runs
+	printf '%s\n' '#!/bin/sh' '# written by kvmchurn tests/lib/fetch.sh: sid'"'"'s sparse with sid'"'"'s C library' \
+		'd=$(dirname "$0")' 'exec "$d/libc/ld-linux-x86-64.so.2" --library-path "$d/libc" "$d/sparse" "$@"' \
+		>"$KC_SID_SPARSE_HOST.tmp"
+	chmod 0755 "$KC_SID_SPARSE_HOST.tmp"
+	mv "$KC_SID_SPARSE_HOST.tmp" "$KC_SID_SPARSE_HOST"
 }
 
 # kc_fetch_debs KDIR DEBS: the packages of the newest version the archive serves into
@@ -333,7 +353,8 @@ main() {
 		# one kernel failing does not stop the others
 		set +e
 		if kc_is_debug "$id"; then
-			"$KC_LIB/debug-kernel/kernel.sh" "$id"
+			(set -e; "$KC_LIB/debug-kernel/kernel.sh" "$id"; kc_spec "$id"
+				if [[ $KC_CHECK == "$KC_SID_SPARSE_HOST" ]]; then kc_sparse_host; fi)
 		else
 			(set -e; kc_fetch_one "$id"; kc_check_ready "$id")
 		fi

@@ -53,8 +53,9 @@ KC_CORE_VMS=20
 KC_DEBUG_SCENARIOS="0* 30-* 40-* 57-* 68-* 7* 8* 9*"
 # The debug kernels we build ourselves (debug-kernel/kernel.sh, for tests/debug): asked for
 # by name, never by default; x86_64-debug-rt is the same with PREEMPT_RT (make
-# check-debug-rt).
-KC_DEBUG_IDS="x86_64-debug x86_64-debug-rt"
+# check-debug-rt), x86_64-debug-7 the same on the newest 7.x source, whose tracepoint
+# probes run preemptible (make check-debug-7).
+KC_DEBUG_IDS="x86_64-debug x86_64-debug-rt x86_64-debug-7"
 # Modules of the guest kernel that scenarios load themselves, with their parameters
 # (fetch.sh and tests/lib/debug-kernel/kernel.sh copy them to kernels/<id>/modules/, env's
 # KC_EXTRA_MODULES): brd, the RAM disk whose page cache 50-reclaim reclaims.
@@ -118,7 +119,7 @@ kc_depth() {
 		return 0
 	fi
 	case $1 in
-	x86_64-debug | x86_64-debug-rt) echo "$KC_DEBUG_SCENARIOS" ;;
+	x86_64-debug*) echo "$KC_DEBUG_SCENARIOS" ;;
 	*) echo "$KC_CORE_SCENARIOS" ;;
 	esac
 }
@@ -174,6 +175,9 @@ kc_spec() {
 	x86_64-debug) # x86_64-debug and x86_64-debug-rt (series debug, flavour rt): built
 		# from linux-source by tests/lib/debug-kernel/kernel.sh, not downloaded
 		KC_SUITES="bookworm-security bookworm-backports" KC_ABI_RE='' ;;
+	x86_64-debug-7) # the same from 7.x's source, with the host's gcc; C=1 of its headers
+		# wants sid's sparse, run on the host with sid's C library (fetch.sh)
+		KC_SUITES="trixie-backports sid" KC_ABI_RE='' KC_CHECK=$KC_SID_SPARSE_HOST ;;
 	*) kc_die "no spec for '$KC_ID'" ;;
 	esac
 }

@@ -8,36 +8,48 @@
 # builds afresh, the older one goes.
 # With the id x86_64-debug-rt (build.sh x86_64-debug-rt): the same kernel with
 # PREEMPT_RT, kernel-rt.config over that .config, kept in $KVMCHURN_CACHE/debug-rt/.
+# With the id x86_64-debug-7: the same fragment on the newest 7.x source Debian has
+# (linux-source-7.N of trixie-backports or sid, whichever is newer; trixie's own kernel,
+# and so trixie-security's, is 6.12), where tracepoint probes run preemptible; kept in
+# $KVMCHURN_CACHE/debug-7/. Host gcc 12 builds it (7.x wants gcc 8.1 or later).
 # fetch.sh runs it (with the cache lock held); it can also run alone.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../core.sh
 . "$here/../core.sh"
 
-KC_DEBUG_SOURCE=linux-source-6.12
+# the source package: a regular expression, the newest version of any match wins
+KC_DEBUG_SOURCE_RE='linux-source-6\.12'
 KC_DEBUG_SUITES="bookworm-security bookworm-backports"
 # Bump when the build steps below change what they produce.
 KC_DEBUG_RECIPE=1
 config=$here/kernel.config
-rtconfig=''
-kc_ids_only "usage: tests/lib/debug-kernel/kernel.sh [x86_64-debug|x86_64-debug-rt]" "$@"
+# a kernel's own lines over kernel.config's: RT's go over the .config that allnoconfig
+# made (olddefconfig), 7.x's into allnoconfig's input
+over='' rt=0
+kc_ids_only "usage: tests/lib/debug-kernel/kernel.sh [x86_64-debug|x86_64-debug-rt|x86_64-debug-7]" "$@"
 KC_DEBUG_ID=${1:-x86_64-debug}
 case $KC_DEBUG_ID in
 x86_64-debug) ;;
-x86_64-debug-rt) rtconfig=$here/kernel-rt.config ;;
-*) kc_log "error: $KC_DEBUG_ID: the debug kernels are x86_64-debug and x86_64-debug-rt"; exit 2 ;;
+x86_64-debug-rt) over=$here/kernel-rt.config rt=1 ;;
+x86_64-debug-7) over=$here/kernel-7.config KC_DEBUG_SOURCE_RE='linux-source-7\.[0-9]+'
+	KC_DEBUG_SUITES="trixie-backports sid" ;;
+*) # shellcheck disable=SC2153 # KC_DEBUG_IDS: matrix.sh's
+	kc_log "error: $KC_DEBUG_ID: the debug kernels are $KC_DEBUG_IDS"; exit 2 ;;
 esac
 kdir=$KVMCHURN_CACHE/kernels/$KC_DEBUG_ID
-builds=$KVMCHURN_CACHE/${KC_DEBUG_ID#x86_64-} # debug/, debug-rt/
+builds=$KVMCHURN_CACHE/${KC_DEBUG_ID#x86_64-} # debug/, debug-rt/, debug-7/
 
-# fragment: the option lines the final .config must hold: kernel.config's, and for the
-# RT kernel kernel-rt.config's in place of those of the same options.
+# fragment: the option lines the final .config must hold: kernel.config's, and those of
+# the kernel's own file (kernel-rt.config, kernel-7.config) in place of those of the same
+# options; its "# CONFIG_X is gone ..." lines drop X (an option that kernel lacks).
 fragment() {
 	# shellcheck disable=SC2016 # awk's $0
 	awk 'function opt(s) { sub(/^# /, "", s); sub(/[= ].*/, "", s); return s }
+		ARGC == 3 && FILENAME == ARGV[1] && /^# CONFIG_[A-Z0-9_]+ is gone/ { over[opt($0)] = 1; next }
 		!/^(CONFIG_|# CONFIG_.* is not set$)/ { next }
 		ARGC == 3 && FILENAME == ARGV[1] { over[opt($0)] = 1; print; next }
-		!(opt($0) in over)' ${rtconfig:+"$rtconfig"} "$config"
+		!(opt($0) in over)' ${over:+"$over"} "$config"
 }
 
 # check_config DOTCONFIG: every line of the fragment holds in the final .config.
@@ -72,10 +84,16 @@ build() {
 		nice make -C "$dir/src" ARCH=x86_64)
 	# RT: kernel-rt.config over the .config that allnoconfig made, then olddefconfig, which
 	# keeps what that .config says of every option (EXPERT, which PREEMPT_RT needs, would
-	# otherwise turn off what allnoconfig leaves on without it)
+	# otherwise turn off what allnoconfig leaves on without it). 7.x: allnoconfig of the
+	# fragment, kernel-7.config's lines in it.
+	local all=$config
+	if [[ -n $over ]] && ((!rt)); then
+		all=$dir/allnoconfig.config
+		fragment >"$all"
+	fi
 	{
-		"${mk[@]}" KCONFIG_ALLCONFIG="$config" allnoconfig &&
-			{ [[ -z $rtconfig ]] || { cat "$rtconfig" >>"$dir/src/.config" && "${mk[@]}" olddefconfig; }; } &&
+		"${mk[@]}" KCONFIG_ALLCONFIG="$all" allnoconfig &&
+			{ ((!rt)) || { cat "$over" >>"$dir/src/.config" && "${mk[@]}" olddefconfig; }; } &&
 			check_config "$dir/src/.config" &&
 			"${mk[@]}" -j"$(nproc)" bzImage modules &&
 			"${mk[@]}" INSTALL_MOD_PATH="$dir/stage" modules_install
@@ -127,7 +145,7 @@ install_kernel() {
 	# data spans four possible CPUs, of which two run the probes at the same time
 	# (RT: KVM wants a constant TSC, which TCG filters out unless forced; QEMU warns)
 	local cpu=max
-	[[ -z $rtconfig ]] || cpu=max,+invtsc,x-force-features=on
+	((!rt)) || cpu=max,+invtsc,x-force-features=on
 	local qemu=(qemu-system-x86_64 -accel 'tcg,thread=multi' -cpu "$cpu" -smp 4 -m 2G
 		-no-reboot -nodefaults -display none -monitor none -serial stdio)
 	{
@@ -148,7 +166,7 @@ install_kernel() {
 }
 
 main() {
-	local ver key dir old
+	local ver key dir old pick
 	kc_lock
 	kc_apt_setup
 	kc_apt_update
@@ -157,8 +175,11 @@ main() {
 		kc_log "$KC_DEBUG_ID: offline, using the cached $KC_KREL ($KC_PKGVER)"
 		return 0
 	fi
-	ver=$(kc_index "$KC_DEBUG_SUITES" amd64 | awk -F'\t' -v p="$KC_DEBUG_SOURCE" '$1 == p { print $3 }' | sort -V | tail -n1)
-	[[ -n $ver ]] || kc_die "$KC_DEBUG_SOURCE is in none of $KC_DEBUG_SUITES"
+	# "package version" of the newest match
+	pick=$(kc_index "$KC_DEBUG_SUITES" amd64 | RE="^$KC_DEBUG_SOURCE_RE\$" awk -F'\t' \
+		'$1 ~ ENVIRON["RE"] { print $3 "\t" $1 }' | sort -V | tail -n1)
+	[[ -n $pick ]] || kc_die "no $KC_DEBUG_SOURCE_RE in $KC_DEBUG_SUITES"
+	ver=${pick%%$'\t'*} KC_DEBUG_SOURCE=${pick#*$'\t'}
 	key=$( {
 		fragment
 		echo "$KC_DEBUG_RECIPE $ver"
