@@ -186,9 +186,9 @@ check-quick: shellcheck check-unit check-prometheus check-browser check-build
 
 # check on every kernel with every scenario (tests/lib/matrix.sh's KC_WIDE_IDS: check runs
 # all of them on some kernels only, to fit CI's 90 minutes), DKMS in the emulated arm64
-# chroot (tests/dkms/tier.sh), and the RT debug kernel.
+# chroot (tests/dkms/tier.sh), and the RT and 7.x debug kernels.
 check-full:
-	FULL=1 $(MAKE) check check-debug-rt
+	FULL=1 $(MAKE) check check-debug-rt check-debug-7
 
 check-unit:
 	$(MAKE) client
@@ -296,6 +296,11 @@ check-debug:
 check-debug-rt:
 	tests/debug/tier.sh x86_64-debug-rt
 
+# The same on a debug kernel built from 7.x's source (x86_64-debug-7), where tracepoint
+# probes run preemptible: not in check either, for the same reason (tests/README.md).
+check-debug-7:
+	tests/debug/tier.sh x86_64-debug-7
+
 # The soak (tests/soak): SOAK_VMS VMs (default 20000) on the debug kernel, in waves of
 # SOAK_WAVE (90), SOAK_CHECKS checkpoints (10) after SOAK_WARMUP waves (5): counts exact,
 # memory flat, kmemleak clean. Hours, not a part of check.
@@ -305,5 +310,5 @@ soak:
 
 .PHONY: all module client version cflags products install install-client uninstall clean \
 	clean-userspace style shellcheck check \
-	check-quick check-full check-unit check-prometheus check-browser check-browser-docs fuzz check-build check-vm check-debug check-debug-rt check-dkms check-qemu soak kunit bench-floor stall \
+	check-quick check-full check-unit check-prometheus check-browser check-browser-docs fuzz check-build check-vm check-debug check-debug-rt check-debug-7 check-dkms check-qemu soak kunit bench-floor stall \
 	dkms-source dkms-install dkms-remove compatibility demo bench bench-profile bench-count bench-backing

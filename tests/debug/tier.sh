@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tier.sh [ID]: the debug tier (`make check-debug`; ID x86_64-debug-rt: check-debug-rt). On the debug kernel that lib/debug-kernel/kernel.sh
+# tier.sh [ID]: the debug tier (`make check-debug`; ID x86_64-debug-rt: check-debug-rt,
+# x86_64-debug-7: check-debug-7). On the debug kernel that lib/debug-kernel/kernel.sh
 # builds (KASAN, UBSAN, lockdep, kmemleak, DEBUG_PREEMPT, KUnit, no BTF): the kernel's own checkpatch
 # on our kernel code, the build tier (module and KUnit suites, W=1 C=1), then the vm
 # tier with the KUnit scenario, the fault scenarios of scenarios/ and, of the other
@@ -17,9 +18,10 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=boots.sh
 . "$here/boots.sh"
 
-kc_ids_only "usage: tests/debug/tier.sh [x86_64-debug|x86_64-debug-rt]   (make check-debug, check-debug-rt)" "$@"
+# shellcheck disable=SC2153 # KC_DEBUG_IDS: lib/matrix.sh's
+kc_ids_only "usage: tests/debug/tier.sh [${KC_DEBUG_IDS// /|}]   (make check-debug, check-debug-rt, check-debug-7)" "$@"
 KC_DEBUG_ID=${1:-x86_64-debug}
-kc_is_debug "$KC_DEBUG_ID" || { kc_log "error: $KC_DEBUG_ID is not a debug kernel (x86_64-debug, x86_64-debug-rt)"; exit 2; }
+kc_is_debug "$KC_DEBUG_ID" || { kc_log "error: $KC_DEBUG_ID is not a debug kernel ($KC_DEBUG_IDS)"; exit 2; }
 
 kc_lock
 kc_stress_start

@@ -12,7 +12,7 @@ set -euo pipefail
 out=$KVMCHURN_CACHE/out
 res=$KVMCHURN_CACHE/dkms/results
 ids=()
-for id in $KC_ALL_IDS $KC_OPTIN_IDS x86_64-debug; do # not the RT debug kernel: make check-full only
+for id in $KC_ALL_IDS $KC_OPTIN_IDS x86_64-debug; do # not the RT nor the 7.x debug kernel: make check-full only
 	[[ -f $out/$id/verdict && -f $out/$id/metrics/probes ]] && ids+=("$id")
 done
 ((${#ids[@]})) || kc_die "no verdict in $out: run the vm tier first"
