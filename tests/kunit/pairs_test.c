@@ -550,7 +550,7 @@ static int kc_cc_thread(void *data)
 
 static void kc_cc_tick(struct timer_list *t)
 {
-	struct kc_cc_timer *ct = from_timer(ct, t, timer);
+	struct kc_cc_timer *ct = container_of(t, struct kc_cc_timer, timer);
 	unsigned int i;
 
 	for (i = 0; i < KC_CC_TIMER_OPS; i++)
