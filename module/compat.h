@@ -137,6 +137,15 @@ static inline size_t kc_kmalloc_size(size_t size)
 #endif
 
 /*
+ * One zeroed object of @p's type (a type, or an object such as *ptr): 7.x's
+ * kzalloc_obj(), whose checkpatch asks for it over kzalloc(sizeof(...)), or
+ * that kzalloc() where there is none.
+ */
+#ifndef kzalloc_obj
+#define kzalloc_obj(p, gfp) kzalloc(sizeof(p), gfp)
+#endif
+
+/*
  * What the kprobe core allocates for @maxactive instances of @size bytes:
  * before 6.7 one kmalloc() each; from 6.7 an objpool, which vmallocs one
  * slot a possible CPU: a ring of roundup_pow_of_two(@maxactive) entries and

@@ -210,7 +210,7 @@ int kc_filter_set(const char *spec)
 	struct kc_filter *f, *old;
 	int err;
 
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	f = kzalloc_obj(*f, GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
 	err = kc_filter_parse(spec, f);
