@@ -123,38 +123,43 @@ quiet() {
 # the kernel's own accounts, which another part of the kernel moves too: a
 # module unloaded just before frees per-CPU and slab memory after a grace period.
 still() {
-	st_end=$(($(now) + $1)) st_same=0 st_last=''
-	shift
-	while :; do
-		st_cur=$("$@")
-		if [ "$st_cur" = "$st_last" ]; then st_same=$((st_same + 1)); else st_same=0; fi
-		st_last=$st_cur
-		[ "$st_same" -lt 4 ] || break
-		[ "$(now)" -lt "$st_end" ] || { echo "$st_cur"; return 1; }
-		sleep 0.2
-	done
-	echo "$st_cur"
+	st_slack=''
+	settle "$@"
 }
 
 # steady SLACK SECS COMMAND...: as still, for a count that other work moves a little
 # all the time (the objects in use of a kmalloc cache): COMMAND's number once five
 # reads in a row, 0.2 s apart, are within SLACK of the first of them.
 steady() {
-	sd_slack=$1 sd_end=$(($(now) + $2)) sd_same=0 sd_base=''
-	shift 2
+	st_slack=$1
+	shift
+	settle "$@"
+}
+
+# settle SECS COMMAND...: still's and steady's reads; st_slack empty: the same output,
+# else numbers within st_slack of the first of the run.
+settle() {
+	st_end=$(($(now) + $1)) st_same=-1 st_base=''
+	shift
 	while :; do
-		sd_cur=$("$@")
-		if [ -n "$sd_base" ] && [ $((sd_cur - sd_base)) -le "$sd_slack" ] &&
-			[ $((sd_base - sd_cur)) -le "$sd_slack" ]; then
-			sd_same=$((sd_same + 1))
+		st_cur=$("$@")
+		if [ "$st_same" -ge 0 ] && settled_near; then
+			st_same=$((st_same + 1))
 		else
-			sd_same=0 sd_base=$sd_cur
+			st_same=0 st_base=$st_cur
 		fi
-		[ "$sd_same" -lt 4 ] || break
-		[ "$(now)" -lt "$sd_end" ] || { echo "$sd_cur"; return 1; }
+		[ "$st_same" -lt 4 ] || break
+		[ "$(now)" -lt "$st_end" ] || { echo "$st_cur"; return 1; }
 		sleep 0.2
 	done
-	echo "$sd_cur"
+	echo "$st_cur"
+}
+settled_near() {
+	if [ -z "$st_slack" ]; then
+		[ "$st_cur" = "$st_base" ]
+	else
+		[ $((st_cur - st_base)) -le "$st_slack" ] && [ $((st_base - st_cur)) -le "$st_slack" ]
+	fi
 }
 
 # wait_hist METRIC N: wait until METRIC has counted N.
