@@ -72,13 +72,15 @@ release() {
 }
 
 main() {
-	local list ids=() rel_ids=() id rel rels passed=0 failed=0 vm_ids=() debs=0
+	local list ids=() rel_ids=() id rel rels passed=0 failed=0 vm_ids=() debs=0 all=0
 	list=$(kc_ids "$@") # an assignment, not a for's word list: a bad id must stop the run
+	# the full run, or ids asked for by name: each of them, and each boot
+	[[ -z ${FULL:-} && $# -eq 0 && -z ${KERNELS:-} ]] || all=1
 	for id in $list; do
 		case " $KC_DKMS_IDS " in
 		*" $id "*)
 			# the full run's only, unless asked for by name
-			[[ -n ${FULL:-} || $# -gt 0 || -n ${KERNELS:-} || " $KC_DKMS_FULL_ONLY " != *" $id "* ]] || continue
+			((all)) || [[ " $KC_DKMS_FULL_ONLY " != *" $id "* ]] || continue
 			ids+=("$id")
 			;;
 		*) [[ $# -eq 0 ]] || kc_die "the dkms tier runs on $KC_DKMS_IDS, not $id" ;;
@@ -106,7 +108,7 @@ main() {
 	# own, which compatibility.sh reads. A churn of KC_DKMS_VMS VMs: what is on trial is
 	# the module DKMS built, which loads and counts exactly or not; the vm tier's 40
 	# try the same code for races.
-	[[ -n ${FULL:-} || $# -gt 0 || -n ${KERNELS:-} ]] ||
+	((all)) ||
 		mapfile -t vm_ids < <(for id in "${vm_ids[@]}"; do [[ " $KC_DKMS_BOOT_IDS " != *" $id "* ]] || echo "$id"; done)
 	((${#vm_ids[@]} == 0)) || kc_count "$KC_LIB/boot.sh" --only "${SCENARIOS:-$KC_DKMS_SCENARIOS}" \
 		--vms "$KC_DKMS_VMS" --module-dir "$KC_DKMS_CACHE/modules" --out "$KC_DKMS_CACHE/out" "${vm_ids[@]}"

@@ -118,15 +118,13 @@ kc_depth() {
 		echo "${globs[*]}"
 		return 0
 	fi
-	case $1 in
-	x86_64-debug*) echo "$KC_DEBUG_SCENARIOS" ;;
-	*) echo "$KC_CORE_SCENARIOS" ;;
-	esac
+	if kc_is_debug "$1"; then echo "$KC_DEBUG_SCENARIOS"; else echo "$KC_CORE_SCENARIOS"; fi
 }
 
-# kc_depth_vms ID: the VMs of make check's depth on ID (KC_VMS, KC_CORE_VMS).
+# kc_depth_vms ID: the VMs of make check's depth on ID: KC_CORE_VMS where kc_depth
+# chooses the core scenarios, else KC_VMS.
 kc_depth_vms() {
-	if [[ -z ${FULL:-} && " $KC_WIDE_IDS " != *" $1 "* ]] && ! kc_is_debug "$1"; then
+	if [[ $(kc_depth "$1") == "$KC_CORE_SCENARIOS" ]]; then
 		echo "$KC_CORE_VMS"
 	else
 		echo "$KC_VMS"

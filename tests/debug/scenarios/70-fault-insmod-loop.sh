@@ -2,8 +2,9 @@
 # 70-fault-insmod-loop (debug kernel): kvmchurn.ko is loaded and unloaded 6
 # times (at each of the five times it stays loaded, the first twice; by kretprobes
 # and with fprobes=1 in turn; a round is ~25 s under KASAN and lockdep) while a
-# -j 4 load creates and kills VMs without pause; while loaded, every file is read. Every insmod and rmmod succeeds, the load loses no VM,
-# and the kernel's detectors stay silent (the host reads the log).
+# -j 4 load creates and kills VMs without pause; while loaded, every file is read.
+# Every insmod and rmmod succeeds, the load loses no VM, and the kernel's detectors
+# stay silent (the host reads the log).
 # shellcheck source=../../lib/guest/lib.sh
 . /kvmchurn/lib.sh
 ROUNDS=6
