@@ -124,7 +124,7 @@ quiet() {
 # module unloaded just before frees per-CPU and slab memory after a grace period.
 still() {
 	st_slack=''
-	settle "$@"
+	reads_settle "$@"
 }
 
 # steady SLACK SECS COMMAND...: as still, for a count that other work moves a little
@@ -133,20 +133,20 @@ still() {
 steady() {
 	st_slack=$1
 	shift
-	settle "$@"
+	reads_settle "$@"
 }
 
-# settle SECS COMMAND...: still's and steady's reads; st_slack empty: the same output,
-# else numbers within st_slack of the first of the run.
-settle() {
-	st_end=$(($(now) + $1)) st_same=-1 st_base=''
+# reads_settle SECS COMMAND...: still's and steady's reads; st_slack empty: the same
+# output, else numbers within st_slack of the first of the run.
+reads_settle() {
+	st_end=$(($(now) + $1)) st_same=-1 st_first=''
 	shift
 	while :; do
 		st_cur=$("$@")
-		if [ "$st_same" -ge 0 ] && settled_near; then
+		if [ "$st_same" -ge 0 ] && reads_near; then
 			st_same=$((st_same + 1))
 		else
-			st_same=0 st_base=$st_cur
+			st_same=0 st_first=$st_cur
 		fi
 		[ "$st_same" -lt 4 ] || break
 		[ "$(now)" -lt "$st_end" ] || { echo "$st_cur"; return 1; }
@@ -154,11 +154,11 @@ settle() {
 	done
 	echo "$st_cur"
 }
-settled_near() {
+reads_near() {
 	if [ -z "$st_slack" ]; then
-		[ "$st_cur" = "$st_base" ]
+		[ "$st_cur" = "$st_first" ]
 	else
-		[ $((st_cur - st_base)) -le "$st_slack" ] && [ $((st_base - st_cur)) -le "$st_slack" ]
+		[ $((st_cur - st_first)) -le "$st_slack" ] && [ $((st_first - st_cur)) -le "$st_slack" ]
 	fi
 }
 
