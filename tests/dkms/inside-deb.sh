@@ -148,16 +148,6 @@ install() { # install CLIENT(0|1)
 	fi
 }
 
-# wait_for SECS CMD...: CMD succeeds within SECS seconds (asked every 0.2 s); the bound
-# is a hang guard, far above what a loaded host takes
-wait_for() {
-	local end=$((SECONDS + $1))
-	shift
-	until "$@" >/dev/null 2>&1; do
-		((SECONDS < end)) || return 1
-		sleep 0.2
-	done
-}
 # conf DIR: /etc/default/kvmchurn-export (read at each run) names DIR as the module's
 conf() {
 	sed -i "s|^KVMCHURN_EXPORT_DIR=.*|KVMCHURN_EXPORT_DIR=$1|" /etc/default/kvmchurn-export
@@ -194,7 +184,7 @@ service() {
 		'cat /proc/1/comm; systemctl is-active multi-user.target; [ "$(cat /proc/1/comm)" = systemd ] && systemctl -q is-active multi-user.target'
 	check "dpkg -i ${client_deb#/kvmchurn/}" dpkg -i "$client_deb"
 	check "prometheus-node-exporter.service runs (Debian's, enabled by its package)" \
-		wait_for 120 systemctl is-active prometheus-node-exporter.service
+		wait_for 120 systemctl --quiet is-active prometheus-node-exporter.service
 	check "kvmchurn-export.timer installed disabled and inactive" sh -c \
 		'systemctl is-enabled kvmchurn-export.timer; systemctl is-active kvmchurn-export.timer;
 		[ "$(systemctl is-enabled kvmchurn-export.timer)" = disabled ] && ! systemctl -q is-active kvmchurn-export.timer'

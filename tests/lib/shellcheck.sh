@@ -10,7 +10,10 @@
 # folder of the script that sources them (-P SCRIPTDIR, as their source= directives say).
 # Then the harness's own rule: no shell function over 80 lines (from "NAME() {" at the
 # start of a line to the next "}" there), so that a unit reads on one screen; an awk
-# program that outgrows a function goes into a .awk file of its own.
+# program that outgrows a function goes into a .awk file of its own. And no function
+# defined twice in what one script runs: the script and the files it sources (its
+# "shellcheck source=" directives, followed), where a later definition silently
+# replaces the one every other caller meant.
 # Exit status: 0 clean, 1 findings (printed), 2 shellcheck missing.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -59,3 +62,33 @@ if [[ -n $long ]]; then
 	exit 1
 fi
 echo "shellcheck: no function over 80 lines"
+
+# sourced FILE: FILE and, depth first, each file its "shellcheck source=" directives
+# name (from FILE's folder, else from the top), each once
+sourced() {
+	local f=$1 dir src
+	[[ " $seen " == *" $f "* ]] && return
+	seen+=" $f"
+	echo "$f"
+	dir=$(dirname "$f")
+	while read -r src; do
+		if [[ -f $dir/$src ]]; then
+			sourced "$(realpath --relative-to=. "$dir/$src")"
+		elif [[ -f $src ]]; then
+			sourced "$src"
+		fi
+	done < <(sed -n 's/^[[:space:]]*# shellcheck .*source=\([^ ]*\).*/\1/p' "$f")
+}
+twice=$(for f in "${files[@]}"; do
+	seen=''
+	mapfile -t group < <(sourced "$f")
+	awk -v top="$f" '/^[A-Za-z_][A-Za-z0-9_]*\(\) *\{/ { name = $1; sub(/\(.*/, "", name)
+			if (name in at) printf "%s: %s() at %s and %s:%d\n", top, name, at[name], FILENAME, FNR
+			else at[name] = FILENAME ":" FNR }' "${group[@]}"
+done | sort -u)
+if [[ -n $twice ]]; then
+	printf '%s\n' "$twice" >&2
+	echo "shellcheck: functions defined twice for one script, above: rename one" >&2
+	exit 1
+fi
+echo "shellcheck: no function defined twice in a script and what it sources"

@@ -21,12 +21,6 @@ qmp() {
 	{ echo '{"execute":"qmp_capabilities"}'; printf '%s\n' "$@"; sleep 0.3; } |
 		socat -t 2 - "UNIX-CONNECT:$sock" 2>/dev/null | grep -v '"QMP"'
 }
-wait_for() { # wait_for SECONDS CMD...: until CMD succeeds
-	local t=$(($1 * 10))
-	shift
-	while ((t-- > 0)); do "$@" && return 0; sleep 0.1; done
-	return 1
-}
 
 mkdir -p "$out"
 cd "$out" || exit 1

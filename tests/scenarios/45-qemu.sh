@@ -40,8 +40,8 @@ dd if=/dev/zero of=$W/disk.img bs=1024 count=1024 2>/dev/null
 rm -f $W/hold.ready
 /kvmchurn/bin/kvmhold $W/hold.ready &
 HOLD=$!
-held() { [ -e "$W"/hold.ready ] || ! kill -0 "$HOLD" 2>/dev/null; }
-wait_for "$KC_WAIT" held
+hold_up() { [ -e "$W"/hold.ready ] || ! kill -0 "$HOLD" 2>/dev/null; }
+wait_for "$KC_WAIT" hold_up
 check "kvmhold holds a VM" [ -e $W/hold.ready ]
 
 tracefs || bail_out "tracefs is available"
