@@ -302,8 +302,8 @@ check-debug-7:
 	tests/debug/tier.sh x86_64-debug-7
 
 # The soak (tests/soak): SOAK_VMS VMs (default 20000) on the debug kernel, in waves of
-# SOAK_WAVE (90), SOAK_CHECKS checkpoints (10) after SOAK_WARMUP waves (5): counts exact,
-# memory flat, kmemleak clean. Hours, not a part of check.
+# SOAK_WAVE (90), a QEMU in two waves of four, SOAK_CHECKS checkpoints (10) after
+# SOAK_WARMUP waves (5): counts exact, memory flat, kmemleak clean. Hours, not in check.
 soak:
 	tests/soak/tier.sh $(if $(SOAK_VMS),--vms $(SOAK_VMS)) $(if $(SOAK_WAVE),--wave $(SOAK_WAVE)) \
 		$(if $(SOAK_CHECKS),--checks $(SOAK_CHECKS)) $(if $(SOAK_WARMUP),--warmup $(SOAK_WARMUP))

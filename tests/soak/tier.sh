@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tier.sh [OPTION...] [ID]: the soak (`make soak`, not in `make check`). On the debug
 # kernel (x86_64-debug; x86_64-debug-rt by name), two CPUs, one boot: scenarios/10-soak.sh
-# runs --vms VMs in waves of --wave, their ends mixed (SIGKILL, SIGTERM, exit), the
+# runs --vms VMs in waves of --wave, their ends mixed (SIGKILL, SIGTERM, exit; and
+# bookworm's QEMU, from the VMM's root as the guest's disk, killed, termed or quit), the
 # filter changed and reset written now and then, and checks at each of --checks
 # checkpoints, after a warm-up of --warmup waves, that the counts are exact, nothing
 # missed or dropped, the pairing table and the VM records idle, slab, vmalloc and per-CPU
@@ -38,6 +39,14 @@ if ! kc_is_debug "$id" || ((${#ids[@]} > 1)); then printf 'one debug kernel id\n
 
 kc_lock
 kc_stress_start
+# the VMM's root (tests/lib/vmm.sh), the guest's disk: bookworm's QEMU, one of the ends
+# shellcheck source=../lib/vmm.sh
+. "$KC_LIB/vmm.sh"
+if ! kc_vmm_image amd64; then
+	echo "FAIL $id: the VMM's root could not be made (log: $(kc_vmm_image_of amd64).log)"
+	kc_summary 0 1
+	exit 1
+fi
 guest=$KVMCHURN_CACHE/build/guest-soak/$id
 rm -rf "$guest"
 mkdir -p "$guest"
@@ -49,7 +58,7 @@ printf 'SOAK_VMS=%s\nSOAK_WAVE=%s\nSOAK_CHECKS=%s\nSOAK_WARMUP=%s\n' "$vms" "$wa
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 set +e
-"$KC_LIB/boot.sh" --scenarios "$here/scenarios" --guest-dir "$guest" --smp 2 \
+"$KC_LIB/boot.sh" --scenarios "$here/scenarios" --guest-dir "$guest" --smp 2 --disk "$(kc_vmm_image_of amd64)" \
 	--silence $((${KC_STRESSING:-0} > 0 ? 2400 : 1200)) --timeout $((3600 + 2 * vms)) \
 	--out "$KVMCHURN_CACHE/out/soak" --no-verdict "$id" | tee "$out" | grep -v ' passed, .* failed$'
 set -e

@@ -11,7 +11,8 @@
 #                                  crawled: four of them moved
 # tests/lib/compatibility/branches.tsv, the audit of module/compat.h's branches that
 # compatibility.sh prints, against compat.h's own versions; and the core's rules for a
-# verdict: judge.awk on a serial log, kc_tap_verdict on a TAP log, kc_count's tally.
+# verdict: judge.awk on a serial log, kc_tap_verdict on a TAP log, kc_count's tally;
+# make soak's table (tests/soak/report.awk) of tests/fixtures/soak/'s real checkpoints.
 #
 # One TAP line a test (tests/lib/tap.sh), then "harness: N passed, N failed".
 
@@ -261,5 +262,20 @@ chosen "10 30 60 62 65 vms=20" x86_64-5.10 "ONLY=1* 3* 6* !35-* !63-*"
 chosen "${all/ 45/} vms=20" x86_64-5.10 "ONLY=!45-*"
 chosen " vms=20" x86_64-5.10 "ONLY=!*"
 finish "make check's depth: the scenarios and loads of a core, wide, debug and full kernel; ! leaves out"
+
+# make soak's table (tests/soak/report.awk) of a real soak's lines (a short one of
+# 2026-12-07: 180 VMs and 4 QEMUs), byte for byte; a log without a checkpoint says so
+soak=$here/../soak/report.awk
+cat >"$tmp/want" <<'EOF2'
+ck    wave    VMs QEMUs counted   secs  slab MiB (+KiB)  unrecl    vmalloc (+)   percpu    allocs   pairs      misses leaks
+1        2     60     2      62    111  22.9 (0)         20.9      10044 (0)     608k      380(0)   0/0/0/0    0 0
+2        4    120     2      92    193  22.9 (4)         20.8      10044 (0)     608k      380(0)   0/0/0/0    0 0
+3        6    180     4     154    318  22.8 (-128)      20.8      10044 (0)     608k      380(0)   0/0/0/0    0 0
+180 VMs and 4 QEMUs in 321 s: 0.56 VMs/s
+EOF2
+want_eq "the table" "$(cat "$tmp/want")" "$(awk -f "$soak" "$here/../fixtures/soak/x86_64-debug-180.log")"
+want_eq "a serial log's CRs" "$(cat "$tmp/want")" "$(sed 's/$/\r/' "$here/../fixtures/soak/x86_64-debug-180.log" | awk -f "$soak")"
+want_eq "no checkpoint" "no checkpoint in the log" "$(grep -v checkpoint "$here/../fixtures/soak/x86_64-debug-180.log" | awk -f "$soak")"
+finish "make soak's table of its checkpoints"
 
 done_suite harness

@@ -5,12 +5,16 @@
 # ran once, IRQFDS irqfds, MEM MiB. The filter changes from wave to wave (the
 # default firecracker; soakvm, the VMs named so; nosuchvmm, which traces none of
 # them: that wave adds exactly nothing), and reset is written before every fifth.
+# Two waves in four add a QEMU (bookworm's, from the VMM's root on the guest's disk,
+# 2 vCPUs, paused: created and never run, as a manager's spare) to the filter and
+# end it by SIGKILL, SIGTERM or QMP's quit in turn. QMP is on QEMU's stdio: the
+# debug kernel has no CONFIG_NET, so no unix socket.
 # Every wave: each histogram and counter moved by exactly what its VMs make (two
 # raw snapshots), no kretprobe missed, no pairing entry dropped, the pairing table
 # back to empty. Every checkpoint (SOAK_CHECKS over the run, after a warm-up of
 # SOAK_WARMUP waves that takes the memory baseline): the counts since the last reset
 # (the reset's baseline) are the waves' sums, the VM records finished are the VMs
-# counted and none is live or evicted, the module's own memory unchanged; slab,
+# counted (QEMU's among them) and none is live or evicted, the module's own memory unchanged; slab,
 # vmalloc and per-CPU memory within a stated bound of the baseline; a kmemleak scan
 # finds nothing and the kernel log has no leak report. Each checkpoint prints a
 # "# soak-checkpoint" line of its numbers (tests/soak/report.awk). Busybox sh;
@@ -61,19 +65,58 @@ expect() {
 			print "counter", "irqbypass_register", reg; print "counter", "irqbypass_unregister", irqfds * n
 		}' /tmp/soak.pervm
 }
-# pervm: "METRIC TIMES" a VM, for expect: a vCPU's and an irqfd's metrics so many times,
-# reclaim never, the functions this kernel lacks never, the rest once
+# pervm: "METRIC TIMES GROUP" a VM, for expect: a vCPU's and an irqfd's metrics so many
+# times, reclaim never, the functions this kernel lacks never, the rest once; GROUP is
+# the window a part belongs to (kvmchurn show --list), "-" for a stage
 pervm() {
-	for m in $(kvmchurn show --list | cut -f1); do
+	kvmchurn show --list | while IFS='	' read -r m g _; do
 		case $m in
 		vcpu_create) c=$VCPUS ;;
 		irqbypass_unregister) c=$IRQFDS ;;
 		reclaim_direct | reclaim_memcg) c=0 ;;
 		*) c=$(per_vm "$m") ;;
 		esac
-		printf '%s\t%s\n' "$m" "$c"
+		printf '%s\t%s\t%s\n' "$m" "$c" "${g:--}"
 	done
 }
+# expect_qemu END: expect's lines for one paused QEMU ended by END (kill, term, quit):
+# its one VM of VCPUS vCPUs, no irqfd, never run (no start-up, no first_run_setup; the
+# wave's expect has the kernel's own count of that and of irqbypass_register), its
+# process's stages once, signal_to_exit for a signal
+expect_qemu() {
+	awk -F '\t' -v OFS='\t' -v e="$1" '
+		{ c = $2 }
+		$1 == "irqbypass_unregister" || $1 == "first_run_setup" || $1 == "irqbypass_register" { c = 0 }
+		$3 == "startup" { c = 0 }
+		$1 == "signal_to_exit" { c = e != "quit" }
+		{ print "hist", $1, c }
+		END {
+			print "counter", "sigkill", e == "kill"; print "counter", "sigterm", e == "term"
+			print "counter", "exit", 1; print "counter", "reap", 1
+			print "counter", "irqbypass_register", 0; print "counter", "irqbypass_unregister", 0
+		}' /tmp/soak.pervm
+}
+# qemu_vm END: a paused QEMU, its VM made (QMP's query-status answers "prelaunch"), then
+# ended by END and reaped; QEMU's exit status on stdout
+qemu_vm() {
+	rm -f $W/qmp.in $W/qmp.out
+	mkfifo $W/qmp.in
+	$QEMU -S -smp $VCPUS -accel kvm -cpu host -m 64 -nodefaults -no-user-config -display none \
+		-name guest=soak,debug-threads=on -qmp stdio <$W/qmp.in >$W/qmp.out 2>$W/qemu.err &
+	qpid=$!
+	exec 7>$W/qmp.in
+	printf '%s\n' '{"execute":"qmp_capabilities"}' '{"execute":"query-status"}' >&7
+	wait_for "$KC_WAIT" qemu_made
+	case $1 in
+	kill) kill -KILL $qpid ;;
+	term) kill -TERM $qpid ;;
+	quit) echo '{"execute":"quit"}' >&7 ;;
+	esac
+	wait $qpid 2>/dev/null
+	echo $?
+	exec 7>&-
+}
+qemu_made() { grep -q '"status": "prelaunch"' "$W/qmp.out" || ! kill -0 "$qpid" 2>/dev/null; }
 # differ WANT GOT: the records whose counts differ, "tag name got, want N"; GOT is
 # deltas' output (or raw itself: column 3 is a count in both).
 differ() {
@@ -107,6 +150,13 @@ mem() {
 		/proc/meminfo $P
 }
 
+# QEMU's root (tests/soak/tier.sh gives the guest the VMM's root as its disk)
+R=/vmm W=/tmp/soak-qemu
+mkdir -p $W
+disk_root $R || bail_out "the VMM's root: $DISK_WHY"
+QEMU="chroot $R qemu-system-x86_64" QCOMM=qemu-system-x86
+echo "# VMM: $($QEMU --version | head -n 1)"
+
 # the waves' truth from tracefs: the NX task's starts (first_run_setup) and the
 # irqbypass consumers KVM registers
 tracefs || bail_out "tracefs"
@@ -131,10 +181,10 @@ if ! insmod "$KVMCHURN_KO"; then bail_out "insmod kvmchurn.ko"; fi
 pervm >/tmp/soak.pervm
 modmem() { awk '{ printf "%s%s=%s", n++ ? " " : "", $1, $2 }' "$D/memory"; }
 MODMEM=$(modmem)
-echo "# soak: $SOAK_VMS VMs in $WAVES waves of $SOAK_WAVE ($LOAD), a checkpoint every $EVERY waves after $SOAK_WARMUP of warm-up; $(grep -c '^processor' /proc/cpuinfo) CPUs; module memory: $MODMEM"
+echo "# soak: $SOAK_VMS VMs in $WAVES waves of $SOAK_WAVE ($LOAD) and a QEMU in two waves of four, a checkpoint every $EVERY waves after $SOAK_WARMUP of warm-up; $(grep -c '^processor' /proc/cpuinfo) CPUs; module memory: $MODMEM"
 echo "# bounds over the baseline: slab $SLAB_KB KiB, vmalloc $VMALLOC_KB KiB, per-CPU $PCPU_ALLOCS allocations and $PCPU_BYTES bytes a unit"
 
-T0=$(now) vms=0 counted=0 w=0 base='' ck=0
+T0=$(now) vms=0 counted=0 w=0 base='' ck=0 qemus=0
 : >/tmp/soak.since # the counts since the last reset, as expect's lines
 while [ $w -lt $WAVES ]; do
 	w=$((w + 1))
@@ -142,12 +192,15 @@ while [ $w -lt $WAVES ]; do
 	[ $n -le "$SOAK_WAVE" ] || n=$SOAK_WAVE
 	nk=$((n / 3)) nt=$((n / 3))
 	ne=$((n - nk - nt))
-	# the filter: firecracker, soakvm (the VMs named so), nosuchvmm (none traced)
+	# the filter: firecracker, soakvm (the VMs named so), nosuchvmm (none traced); with
+	# QEMU's name in two of four, whose QEMU ends by kill, term and quit in turn
 	case $((w % 4)) in
-	2) filter=soakvm comm=soakvm ;;
-	3) filter=nosuchvmm comm=firecracker ;;
-	*) filter=firecracker comm=firecracker ;;
+	1) filter=firecracker,$QCOMM comm=firecracker nq=1 ;;
+	2) filter=soakvm,$QCOMM comm=soakvm nq=1 ;;
+	3) filter=nosuchvmm comm=firecracker nq=0 ;;
+	*) filter=firecracker comm=firecracker nq=0 ;;
 	esac
+	case $((qemus % 3)) in 0) qend='kill' ;; 1) qend='term' ;; *) qend='quit' ;; esac
 	echo "$filter" >"$D/filter" || not_ok "wave $w: write the filter $filter"
 	if [ $((w % 5)) = 0 ]; then
 		echo 1 >"$D/reset" || not_ok "wave $w: write reset"
@@ -156,6 +209,7 @@ while [ $w -lt $WAVES ]; do
 		is "wave $w: reset: every count 0" "${z:-all 0}" "all 0"
 	fi
 	label="wave $w (filter $filter, $nk kill, $nt term, $ne exit as $comm)"
+	[ $nq = 0 ] || label="$label and a QEMU, $qend"
 	echo >"$TR/trace"
 	[ "$filter" != nosuchvmm ] || fence_arm "$comm" || not_ok "$label: the fence"
 	cp "$D/raw" /tmp/soak.raw0
@@ -168,13 +222,24 @@ while [ $w -lt $WAVES ]; do
 		walls="$walls${walls:+ + }$(awk '$1 == "wall:" { print $2 }' /tmp/soak.load)"
 	done
 	is "$label: the loads" "${bad:-all completed}" "all completed"
+	if [ $nq = 1 ]; then
+		[ $qend = kill ] && want=137 || want=0
+		is "$label: QEMU's exit status" "$(qemu_vm $qend)" "$want"
+		[ -s $W/qemu.err ] && sed 's/^/# qemu: /' $W/qemu.err
+		qemus=$((qemus + 1))
+	fi
 	if [ "$filter" = nosuchvmm ]; then
 		check "$label: its $n VMs freed (tracefs)" fence_wait "$n"
 		expect 0 0 0 0 0 >/tmp/soak.want
 	else
-		settle /tmp/soak.raw0 "$n" || not_ok "$label: reap counter did not settle at +$n"
+		settle /tmp/soak.raw0 $((n + nq)) || not_ok "$label: reap counter did not settle at +$((n + nq))"
 		expect "$n" "$nk" "$nt" "$(fr_truth)" "$(tcount kct_reg)" >/tmp/soak.want
-		counted=$((counted + n))
+		if [ $nq = 1 ]; then
+			expect_qemu $qend >/tmp/soak.qemu
+			add /tmp/soak.want /tmp/soak.qemu >/tmp/soak.sum
+			mv /tmp/soak.sum /tmp/soak.want
+		fi
+		counted=$((counted + n + nq))
 	fi
 	cp "$D/raw" /tmp/soak.raw1
 	deltas /tmp/soak.raw0 /tmp/soak.raw1 >"$KC_DELTA"
@@ -187,13 +252,13 @@ while [ $w -lt $WAVES ]; do
 	drops=$(raw_field pairs - 4 /tmp/soak.raw1)
 	is "$label: kretprobe misses and pairing drops" "${miss:-0} $drops" "0 0"
 	wait_for "$KC_WAIT" at_rest || not_ok "$label: at rest: $(vms_alive) VMs, $(raw_field pairs - 3) pairing entries"
-	echo "# wave $w: $vms VMs ($counted counted) in $(($(now) - T0)) s; its loads' wall: $walls s"
+	echo "# wave $w: $vms VMs and $qemus QEMUs ($counted counted) in $(($(now) - T0)) s; its loads' wall: $walls s"
 
 	# a checkpoint: after the warm-up (the baseline), every EVERY waves, the last
 	[ $w -ge "$SOAK_WARMUP" ] || continue
 	[ $w = "$SOAK_WARMUP" ] || [ $w = "$WAVES" ] || [ $(((w - SOAK_WARMUP) % EVERY)) = 0 ] || continue
 	ck=$((ck + 1))
-	c="checkpoint $ck (wave $w, $vms VMs)"
+	c="checkpoint $ck (wave $w, $vms VMs, $qemus QEMUs)"
 	wait_for "$KC_WAIT" at_rest
 	cp "$D/raw" /tmp/soak.raw
 	bad=$(differ /tmp/soak.since /tmp/soak.raw)
@@ -232,7 +297,7 @@ while [ $w -lt $WAVES ]; do
 	reports=$(dmesg | grep -c 'kmemleak:.*suspected')
 	is "$c: kernel log: kmemleak reports" "$reports" 0
 	secs=$(($(now) - T0))
-	echo "# soak-checkpoint $ck wave=$w vms=$vms counted=$counted since_reset=$since secs=$secs" \
+	echo "# soak-checkpoint $ck wave=$w vms=$vms qemus=$qemus counted=$counted since_reset=$since secs=$secs" \
 		"slab_kb=$1 sunreclaim_kb=$2 vmalloc_kb=$3 percpu_kb=$4 percpu_allocs=$5 percpu_used=$6" \
 		"d_slab_kb=$dslab d_vmalloc_kb=$dvm d_percpu_kb=$dpk d_percpu_allocs=$dpa d_percpu_bytes=$dpb" \
 		"misses=${miss:-0} pairs=$(echo "$pairs" | tr ' ' /) vms_stats=$(echo "$stats" | tr ' ' /) leaks=$leaks"
