@@ -53,8 +53,11 @@ else
 	echo "shellcheck: findings above, in ${#files[@]} scripts" >&2
 	exit 1
 fi
-long=$(awk 'FNR == 1 { name = "" }
-	/^[A-Za-z_][A-Za-z0-9_]*\(\) *\{/ { name = $1; sub(/\(.*/, "", name); start = FNR; next }
+# a function's definition, "NAME() {" at the start of a line, for both rules below (its
+# name: the first field up to the parenthesis)
+def='^[A-Za-z_][A-Za-z0-9_]*[(][)] *[{]'
+long=$(awk -v def="$def" 'FNR == 1 { name = "" }
+	$0 ~ def { name = $1; sub(/\(.*/, "", name); start = FNR; next }
 	/^}/ && name != "" { if (FNR - start + 1 > 80) printf "%s:%d: %s() is %d lines\n", FILENAME, start, name, FNR - start + 1; name = "" }' "${files[@]}")
 if [[ -n $long ]]; then
 	printf '%s\n' "$long" >&2
@@ -82,7 +85,7 @@ sourced() {
 twice=$(for f in "${files[@]}"; do
 	seen=''
 	mapfile -t group < <(sourced "$f")
-	awk -v top="$f" '/^[A-Za-z_][A-Za-z0-9_]*\(\) *\{/ { name = $1; sub(/\(.*/, "", name)
+	awk -v top="$f" -v def="$def" '$0 ~ def { name = $1; sub(/\(.*/, "", name)
 			if (name in at) printf "%s: %s() at %s and %s:%d\n", top, name, at[name], FILENAME, FNR
 			else at[name] = FILENAME ":" FNR }' "${group[@]}"
 done | sort -u)
