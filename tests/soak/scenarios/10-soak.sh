@@ -48,15 +48,20 @@ EVERY=$(((WAVES - SOAK_WARMUP + SOAK_CHECKS - 1) / SOAK_CHECKS))
 #   with the VM, nothing else in the guest allocates per-CPU memory at rest.
 SLAB_KB=2048 VMALLOC_KB=64 PCPU_ALLOCS=4 PCPU_BYTES=1024
 
-# expect N KILL TERM FR REG: "hist METRIC COUNT" and "counter NAME COUNT" lines, what a
-# wave of N VMs (KILL SIGKILLed, TERM SIGTERMed, the rest exiting) makes: every metric
-# of the table (kvmchurn show --list) its per-VM count (PERVM, made once) times N,
-# first_run_setup FR and irqbypass_register REG (the kernel's own, from tracefs).
+# expect N KILL TERM FR REG IRQFDS RAN: "hist METRIC COUNT" and "counter NAME COUNT"
+# lines, what N VMs (KILL SIGKILLed, TERM SIGTERMed, the rest ended otherwise) of IRQFDS
+# irqfds each make: every metric of the table (kvmchurn show --list) its per-VM count
+# (pervm's, made once) times N, irqbypass_unregister IRQFDS a VM, the start-up's only
+# if they ran (RAN 1), first_run_setup FR and irqbypass_register REG (the kernel's
+# own, from tracefs). A wave's load is "N K T FR REG $IRQFDS 1", a paused QEMU
+# "1 K T 0 0 0 0".
 expect() {
-	awk -F '\t' -v OFS='\t' -v n="$1" -v k="$2" -v t="$3" -v fr="$4" -v reg="$5" -v irqfds=$IRQFDS '
+	awk -F '\t' -v OFS='\t' -v n="$1" -v k="$2" -v t="$3" -v fr="$4" -v reg="$5" -v irqfds="$6" -v ran="$7" '
 		{ c = $2 * n }
 		$1 == "first_run_setup" { c = fr }
 		$1 == "irqbypass_register" { c = reg }
+		$1 == "irqbypass_unregister" { c = irqfds * n }
+		$3 == "startup" && ran == 0 { c = 0 }
 		$1 == "signal_to_exit" { c = k + t }
 		{ print "hist", $1, c }
 		END {
@@ -65,36 +70,18 @@ expect() {
 			print "counter", "irqbypass_register", reg; print "counter", "irqbypass_unregister", irqfds * n
 		}' /tmp/soak.pervm
 }
-# pervm: "METRIC TIMES GROUP" a VM, for expect: a vCPU's and an irqfd's metrics so many
-# times, reclaim never, the functions this kernel lacks never, the rest once; GROUP is
-# the window a part belongs to (kvmchurn show --list), "-" for a stage
+# pervm: "METRIC TIMES GROUP" a VM, for expect: a vCPU's metric VCPUS times, reclaim
+# never, the functions this kernel lacks never, the rest once (an irqfd's: expect's);
+# GROUP is the window a metric belongs to (kvmchurn show --list)
 pervm() {
 	kvmchurn show --list | while IFS='	' read -r m g _; do
 		case $m in
 		vcpu_create) c=$VCPUS ;;
-		irqbypass_unregister) c=$IRQFDS ;;
 		reclaim_direct | reclaim_memcg) c=0 ;;
 		*) c=$(per_vm "$m") ;;
 		esac
-		printf '%s\t%s\t%s\n' "$m" "$c" "${g:--}"
+		printf '%s\t%s\t%s\n' "$m" "$c" "$g"
 	done
-}
-# expect_qemu END: expect's lines for one paused QEMU ended by END (kill, term, quit):
-# its one VM of VCPUS vCPUs, no irqfd, never run (no start-up, no first_run_setup; the
-# wave's expect has the kernel's own count of that and of irqbypass_register), its
-# process's stages once, signal_to_exit for a signal
-expect_qemu() {
-	awk -F '\t' -v OFS='\t' -v e="$1" '
-		{ c = $2 }
-		$1 == "irqbypass_unregister" || $1 == "first_run_setup" || $1 == "irqbypass_register" { c = 0 }
-		$3 == "startup" { c = 0 }
-		$1 == "signal_to_exit" { c = e != "quit" }
-		{ print "hist", $1, c }
-		END {
-			print "counter", "sigkill", e == "kill"; print "counter", "sigterm", e == "term"
-			print "counter", "exit", 1; print "counter", "reap", 1
-			print "counter", "irqbypass_register", 0; print "counter", "irqbypass_unregister", 0
-		}' /tmp/soak.pervm
 }
 # qemu_vm END: a paused QEMU, its VM made (QMP's query-status answers "prelaunch"), then
 # ended by END and reaped; QEMU's exit status on stdout
@@ -200,7 +187,7 @@ while [ $w -lt $WAVES ]; do
 	3) filter=nosuchvmm comm=firecracker nq=0 ;;
 	*) filter=firecracker comm=firecracker nq=0 ;;
 	esac
-	case $((qemus % 3)) in 0) qend='kill' ;; 1) qend='term' ;; *) qend='quit' ;; esac
+	case $((qemus % 3)) in 0) qend='kill' qk=1 qt=0 ;; 1) qend='term' qk=0 qt=1 ;; *) qend='quit' qk=0 qt=0 ;; esac
 	echo "$filter" >"$D/filter" || not_ok "wave $w: write the filter $filter"
 	if [ $((w % 5)) = 0 ]; then
 		echo 1 >"$D/reset" || not_ok "wave $w: write reset"
@@ -230,12 +217,12 @@ while [ $w -lt $WAVES ]; do
 	fi
 	if [ "$filter" = nosuchvmm ]; then
 		check "$label: its $n VMs freed (tracefs)" fence_wait "$n"
-		expect 0 0 0 0 0 >/tmp/soak.want
+		expect 0 0 0 0 0 0 0 >/tmp/soak.want
 	else
 		settle /tmp/soak.raw0 $((n + nq)) || not_ok "$label: reap counter did not settle at +$((n + nq))"
-		expect "$n" "$nk" "$nt" "$(fr_truth)" "$(tcount kct_reg)" >/tmp/soak.want
+		expect "$n" "$nk" "$nt" "$(fr_truth)" "$(tcount kct_reg)" $IRQFDS 1 >/tmp/soak.want
 		if [ $nq = 1 ]; then
-			expect_qemu $qend >/tmp/soak.qemu
+			expect 1 $qk $qt 0 0 0 0 >/tmp/soak.qemu
 			add /tmp/soak.want /tmp/soak.qemu >/tmp/soak.sum
 			mv /tmp/soak.sum /tmp/soak.want
 		fi
